@@ -1,0 +1,194 @@
+//! The winning rules and the test for five in a row.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::board::Board;
+use crate::{Color, Direction, Point};
+
+/// Which rows of five win.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Rule {
+    /// Five or more in a row wins, for both colours.
+    #[default]
+    Freestyle,
+    /// Exactly five wins; an overline wins for nobody.
+    Standard,
+    /// RIF renju: black's overline, double-four and double-three are forbidden and black wins by
+    /// exactly five; white has no restriction and wins by five or more.
+    Renju,
+    /// Exactly five wins unless the opponent blocks it at both ends (the board edge is no block).
+    Caro,
+}
+
+/// A rule name Tengen does not know.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("unknown rule {0:?} (expected freestyle, standard, renju or caro)")]
+pub struct RuleError(pub String);
+
+impl Rule {
+    /// Every rule.
+    pub const ALL: [Rule; 4] = [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro];
+
+    /// `"freestyle"`, `"standard"`, `"renju"` or `"caro"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rule::Freestyle => "freestyle",
+            Rule::Standard => "standard",
+            Rule::Renju => "renju",
+            Rule::Caro => "caro",
+        }
+    }
+
+    /// The Gomocup protocol's `INFO rule` bit value: 0, 1, 4 or 8.
+    pub const fn gomocup_bits(self) -> u32 {
+        match self {
+            Rule::Freestyle => 0,
+            Rule::Standard => 1,
+            Rule::Renju => 4,
+            Rule::Caro => 8,
+        }
+    }
+
+    /// The rule an `INFO rule` value names (renju and caro bits take precedence over exact five).
+    pub const fn from_gomocup_bits(bits: u32) -> Rule {
+        if bits & 4 != 0 {
+            Rule::Renju
+        } else if bits & 8 != 0 {
+            Rule::Caro
+        } else if bits & 1 != 0 {
+            Rule::Standard
+        } else {
+            Rule::Freestyle
+        }
+    }
+
+    /// Whether black has forbidden points under this rule.
+    pub const fn has_forbidden(self) -> bool {
+        matches!(self, Rule::Renju)
+    }
+
+    /// The rows of five (or more, where they win) that `color`'s stone on `p` completes, each
+    /// as its points in order along the line. Empty when the move does not win.
+    ///
+    /// ```
+    /// use tengen_rules::{Board, BoardSize, Color, Point, Rule};
+    /// let mut b = Board::new(BoardSize::STANDARD);
+    /// for x in 0..6 {
+    ///     b.place(Point::new(x, 0), Color::Black)?;
+    /// }
+    /// assert_eq!(Rule::Freestyle.fives(&b, Point::new(5, 0), Color::Black).len(), 1);
+    /// assert!(Rule::Standard.fives(&b, Point::new(5, 0), Color::Black).is_empty());
+    /// # Ok::<(), tengen_rules::PlaceError>(())
+    /// ```
+    pub fn fives(self, board: &Board, p: Point, color: Color) -> Vec<Vec<Point>> {
+        Direction::ALL
+            .into_iter()
+            .filter_map(|dir| {
+                let (lo, hi) = run_through(board, p, color, dir);
+                let len = hi - lo + 1;
+                let wins = match self {
+                    Rule::Freestyle => len >= 5,
+                    Rule::Standard => len == 5,
+                    Rule::Renju => len == 5 || (len > 5 && color == Color::White),
+                    Rule::Caro => {
+                        let opp = Some(color.opponent());
+                        len == 5
+                            && !(board.get(p.step(dir, lo - 1)) == opp
+                                && board.get(p.step(dir, hi + 1)) == opp)
+                    }
+                };
+                wins.then(|| (lo..=hi).map(|k| p.step(dir, k)).collect())
+            })
+            .collect()
+    }
+}
+
+// Offsets (from p, inclusive) of the run of `color` through p along `dir`, p counted as `color`.
+fn run_through(board: &Board, p: Point, color: Color, dir: Direction) -> (i32, i32) {
+    let mut lo = 0;
+    while board.get(p.step(dir, lo - 1)) == Some(color) {
+        lo -= 1;
+    }
+    let mut hi = 0;
+    while board.get(p.step(dir, hi + 1)) == Some(color) {
+        hi += 1;
+    }
+    (lo, hi)
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Rule {
+    type Err = RuleError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "freestyle" | "free" | "gomoku" | "0" => Ok(Rule::Freestyle),
+            "standard" | "exact" | "exactfive" | "1" => Ok(Rule::Standard),
+            "renju" | "4" => Ok(Rule::Renju),
+            "caro" | "8" => Ok(Rule::Caro),
+            _ => Err(RuleError(s.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BoardSize;
+
+    fn board_with(stones: &[(i32, i32, Color)]) -> Board {
+        let mut b = Board::new(BoardSize::STANDARD);
+        for &(x, y, c) in stones {
+            b.place(Point::new(x, y), c).expect("free point");
+        }
+        b
+    }
+
+    #[test]
+    fn caro_five_blocked_at_both_ends_does_not_win() {
+        use Color::{Black as B, White as W};
+        let mut stones: Vec<_> = (1..=5).map(|x| (x, 3, B)).collect();
+        stones.push((0, 3, W));
+        stones.push((6, 3, W));
+        let b = board_with(&stones);
+        assert!(Rule::Caro.fives(&b, Point::new(3, 3), B).is_empty());
+        assert_eq!(Rule::Standard.fives(&b, Point::new(3, 3), B).len(), 1);
+        // Against the edge and one white stone: the edge is no block.
+        let mut stones: Vec<_> = (0..5).map(|x| (x, 3, B)).collect();
+        stones.push((5, 3, W));
+        let b = board_with(&stones);
+        assert_eq!(Rule::Caro.fives(&b, Point::new(2, 3), B).len(), 1);
+    }
+
+    #[test]
+    fn renju_overline_wins_for_white_only() {
+        let white: Vec<_> = (0..6).map(|y| (4, y, Color::White)).collect();
+        let b = board_with(&white);
+        assert_eq!(
+            Rule::Renju.fives(&b, Point::new(4, 2), Color::White)[0].len(),
+            6
+        );
+        let black: Vec<_> = (0..6).map(|y| (4, y, Color::Black)).collect();
+        let b = board_with(&black);
+        assert!(
+            Rule::Renju
+                .fives(&b, Point::new(4, 2), Color::Black)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn gomocup_bits_round_trip() {
+        for r in Rule::ALL {
+            assert_eq!(Rule::from_gomocup_bits(r.gomocup_bits()), r);
+            assert_eq!(r.name().parse::<Rule>(), Ok(r));
+        }
+        assert!("chess".parse::<Rule>().is_err());
+    }
+}
