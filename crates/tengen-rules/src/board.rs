@@ -202,7 +202,7 @@ const UNBOUNDED_MARGIN: i32 = 16;
 /// assert!(b.place(Point::new(15, 0), Color::White).is_err());
 /// # Ok::<(), tengen_rules::PlaceError>(())
 /// ```
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Debug)]
 pub struct Board {
     size: BoardSize,
     // Dense storage of the rectangle [ox, ox + sw) x [oy, oy + sh). On a bounded board it is the
@@ -218,6 +218,16 @@ pub struct Board {
     // Bounding box of the stones (min x, min y, max x, max y), when there are any.
     extent: Option<(i32, i32, i32, i32)>,
 }
+
+// Two boards are equal when they hold the same stones on the same size of board, however the
+// unbounded board's storage happens to have grown.
+impl PartialEq for Board {
+    fn eq(&self, other: &Board) -> bool {
+        self.size == other.size && self.stones == other.stones && self.stones().eq(other.stones())
+    }
+}
+
+impl Eq for Board {}
 
 impl Board {
     /// An empty board.

@@ -165,6 +165,8 @@ pub struct Game {
     history: Vec<(Action, Phase)>,
     phase: Phase,
     outcome: Option<Outcome>,
+    // The colour of the first move played (white when a set-up position has white to move).
+    first: Color,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -191,7 +193,30 @@ impl Game {
             history: Vec::new(),
             phase: opening.first_phase(),
             outcome: None,
+            first: Color::Black,
         }
+    }
+
+    /// A game that goes on from a set-up position: the stones of `board`, with `to_move` to
+    /// play (free opening). The set-up stones are not moves: [`Game::moves`] starts empty and
+    /// undo never takes them back.
+    ///
+    /// ```
+    /// use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule};
+    /// let mut board = Board::new(BoardSize::STANDARD);
+    /// board.place(Point::new(7, 7), Color::Black)?;
+    /// board.place(Point::new(8, 8), Color::Black)?;
+    /// let game = Game::from_position(board, Rule::Renju, Color::Black);
+    /// assert_eq!(game.to_move(), Some(Color::Black));
+    /// assert!(game.moves().is_empty());
+    /// # Ok::<(), tengen_rules::PlaceError>(())
+    /// ```
+    pub fn from_position(board: Board, rule: Rule, to_move: Color) -> Game {
+        let mut game = Game::new(board.size(), rule);
+        game.board = board;
+        game.first = to_move;
+        game.check_draw();
+        game
     }
 
     /// Sets what a forbidden move by black does (it loses, by default).
@@ -254,9 +279,13 @@ impl Game {
 
     /// The colour of the next stone, or `None` when the game is over.
     pub fn to_move(&self) -> Option<Color> {
-        self.outcome
-            .is_none()
-            .then(|| Color::of_ply(self.moves.len()))
+        self.outcome.is_none().then(|| {
+            if self.moves.len() % 2 == 0 {
+                self.first
+            } else {
+                self.first.opponent()
+            }
+        })
     }
 
     /// What the game waits for.

@@ -19,6 +19,7 @@ mod line;
 mod notation;
 mod opening;
 mod point;
+mod record;
 mod rule;
 
 pub use board::{
@@ -30,4 +31,5 @@ pub use game::{EndReason, ForbiddenPolicy, Game, Outcome, Pending, PlayError};
 pub use notation::{Coord, CoordError, column_letters, parse_point, point_name};
 pub use opening::{Choice, OpeningRule, OpeningRuleError, Phase, Seat};
 pub use point::{Direction, Point};
+pub use record::{Record, RecordError, RecordFormat, RecordResult, ReplayError};
 pub use rule::{Rule, RuleError};

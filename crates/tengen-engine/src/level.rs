@@ -1,0 +1,172 @@
+//! Playing strength levels. Lower levels search less and err like a person: they sometimes
+//! take a natural-looking move over the best one, and the beginner now and then overlooks an
+//! open three. None of them ever misses its own five or fails to block a four.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use tengen_rules::{Game, Point};
+
+use crate::{Engine, Limits, Score, TimeControl};
+
+/// How strongly the engine plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Looks two plies ahead and overlooks threats now and then.
+    Beginner,
+    /// Looks four plies ahead and sometimes prefers a natural move.
+    Intermediate,
+    /// Full search, capped in depth and time.
+    Expert,
+    /// Full strength: every bit of the time it is given.
+    Master,
+}
+
+/// A level name Tengen does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelError(pub String);
+
+impl fmt::Display for LevelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown level {:?} (expected beginner, intermediate, expert or master)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for LevelError {}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 4] = [
+        Level::Beginner,
+        Level::Intermediate,
+        Level::Expert,
+        Level::Master,
+    ];
+
+    /// `"beginner"`, `"intermediate"`, `"expert"` or `"master"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Beginner => "beginner",
+            Level::Intermediate => "intermediate",
+            Level::Expert => "expert",
+            Level::Master => "master",
+        }
+    }
+
+    /// The search limits for this level given the time the clock allows.
+    pub fn limits(self, budget: Duration) -> Limits {
+        match self {
+            Level::Beginner => Limits {
+                depth: Some(2),
+                nodes: Some(20_000),
+                time: Some(budget.min(Duration::from_millis(250))),
+                multipv: 4,
+            },
+            Level::Intermediate => Limits {
+                depth: Some(4),
+                nodes: Some(60_000),
+                time: Some(budget.min(Duration::from_millis(250))),
+                multipv: 2,
+            },
+            Level::Expert => Limits {
+                depth: Some(10),
+                nodes: None,
+                time: Some(budget.min(Duration::from_secs(3))),
+                multipv: 1,
+            },
+            Level::Master => Limits {
+                depth: None,
+                nodes: None,
+                time: Some(budget),
+                multipv: 1,
+            },
+        }
+    }
+
+    // Chance (in percent) of taking another near-best line instead of the best, and how far
+    // below the best (in evaluation units) such a line may be.
+    const fn looseness(self) -> (u64, i32) {
+        match self {
+            Level::Beginner => (45, 120),
+            Level::Intermediate => (20, 40),
+            Level::Expert | Level::Master => (0, 0),
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Level {
+    type Err = LevelError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim().to_ascii_lowercase();
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name() == t)
+            .ok_or_else(|| LevelError(s.to_string()))
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so a game at a level repeats from its seed.
+#[derive(Clone, Debug)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x2545_f491_4f6c_dd1d | 1)
+    }
+
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+    }
+}
+
+impl Engine {
+    /// Chooses a move for the side to move in `game` at `level`, within the clock `tc`.
+    /// `seed` drives the lower levels' human-like choices.
+    pub fn play(
+        &mut self,
+        game: &Game,
+        level: Level,
+        tc: &TimeControl,
+        seed: u64,
+        stop: &AtomicBool,
+    ) -> Option<Point> {
+        let mut rng = Rng::new(seed.wrapping_add(game.moves().len() as u64));
+        let mut limits = level.limits(tc.budget());
+        // The beginner overlooks the opponent's threats one time in four by not looking past
+        // its own move.
+        if level == Level::Beginner && rng.below(4) == 0 {
+            limits.depth = Some(1);
+        }
+        let result = self.search_game(game, &limits, stop, &mut |_| {});
+        let best = result.lines.first()?;
+        let (chance, margin) = level.looseness();
+        if chance == 0 || best.score.is_decisive() || rng.below(100) >= chance {
+            return best.moves.first().copied();
+        }
+        let near: Vec<_> = result
+            .lines
+            .iter()
+            .filter(|l| matches!((l.score, best.score), (Score::Eval(s), Score::Eval(b)) if s >= b - margin))
+            .collect();
+        let pick = near
+            .get(rng.below(near.len() as u64) as usize)
+            .unwrap_or(&best);
+        pick.moves.first().copied()
+    }
+}

@@ -1,0 +1,248 @@
+//! Tengen's engine: line patterns kept up to date move by move, threat search (VCF), iterative
+//! deepening alpha-beta with a transposition table, time management, levels and analysis.
+//!
+//! It depends on the rules library only and prints nothing: progress is reported through a
+//! callback.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use tengen_engine::{Engine, Limits};
+//! use tengen_rules::{BoardSize, Game, Rule, parse_point};
+//!
+//! let mut game = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+//! for m in ["h8", "a1", "i8", "a2", "j8", "a3", "k8", "b5"] {
+//!     game.play(parse_point(BoardSize::STANDARD, m)?)?;
+//! }
+//! let mut engine = Engine::new(16);
+//! let limits = Limits { depth: Some(4), ..Limits::default() };
+//! let result = engine.search_game(&game, &limits, &AtomicBool::new(false), &mut |_| {});
+//! // Black completes the five at g8 or l8.
+//! let best = result.best().expect("a move");
+//! assert!(["g8", "l8"].contains(&tengen_rules::point_name(BoardSize::STANDARD, best).as_str()));
+//! assert_eq!(result.lines[0].score, tengen_engine::Score::Win(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod bench;
+mod level;
+mod pattern;
+mod position;
+mod search;
+mod threat;
+mod time;
+mod tt;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use tengen_rules::{Board, Color, Game, Point, Rule};
+
+pub use level::Level;
+pub use time::TimeControl;
+
+use position::Position;
+use search::{Searcher, WIN, WIN_BOUND};
+
+/// How long and how deep to search. Nodes and depth limits make a search repeat exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Stop after this long.
+    pub time: Option<Duration>,
+    /// Stop after this many nodes.
+    pub nodes: Option<u64>,
+    /// Search no deeper than this many plies (before extensions).
+    pub depth: Option<u32>,
+    /// How many best moves to report (1 when 0).
+    pub multipv: usize,
+}
+
+/// A score from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Score {
+    /// A heuristic evaluation, positive when the side to move stands better.
+    Eval(i32),
+    /// A proven win: the side to move makes five in this many of its own and the opponent's
+    /// moves (plies), counting its own first move.
+    Win(u32),
+    /// A proven loss: the opponent makes five after this many plies.
+    Loss(u32),
+}
+
+impl Score {
+    fn from_internal(s: i32) -> Score {
+        if s > WIN_BOUND {
+            Score::Win((WIN - s) as u32)
+        } else if s < -WIN_BOUND {
+            Score::Loss((WIN + s) as u32)
+        } else {
+            Score::Eval(s)
+        }
+    }
+
+    fn internal(self) -> i32 {
+        match self {
+            Score::Eval(s) => s,
+            Score::Win(n) => WIN - n as i32,
+            Score::Loss(n) => -(WIN - n as i32),
+        }
+    }
+
+    /// Whether the result is proven.
+    pub fn is_decisive(self) -> bool {
+        !matches!(self, Score::Eval(_))
+    }
+
+    /// The score as a number: evaluations as they are, proven results as +-30000 less the plies.
+    pub fn value(self) -> i32 {
+        self.internal()
+    }
+}
+
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Eval(s) => write!(f, "{s:+}"),
+            Score::Win(n) => write!(f, "win in {n}"),
+            Score::Loss(n) => write!(f, "loss in {n}"),
+        }
+    }
+}
+
+/// One line of play: the moves, first the one to play now, and their score.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// The principal variation.
+    pub moves: Vec<Point>,
+    /// Its score for the side to move.
+    pub score: Score,
+}
+
+/// Progress of a search, reported after each completed depth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    /// Nominal depth completed.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search began.
+    pub elapsed: Duration,
+    /// The best lines, best first.
+    pub lines: Vec<Line>,
+}
+
+/// The result of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The best lines found, best first (as many as asked by `multipv`, fewer if fewer moves).
+    pub lines: Vec<Line>,
+    /// Depth completed.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+impl SearchResult {
+    /// The move to play.
+    pub fn best(&self) -> Option<Point> {
+        self.lines.first().and_then(|l| l.moves.first().copied())
+    }
+
+    /// The score of the best move.
+    pub fn score(&self) -> Option<Score> {
+        self.lines.first().map(|l| l.score)
+    }
+}
+
+/// The engine. It keeps its transposition table between searches.
+#[derive(Debug)]
+pub struct Engine {
+    tt: tt::Table,
+    hash_mb: usize,
+}
+
+impl Engine {
+    /// An engine with a transposition table of about `hash_mb` megabytes.
+    pub fn new(hash_mb: usize) -> Engine {
+        Engine {
+            tt: tt::Table::new(hash_mb),
+            hash_mb,
+        }
+    }
+
+    /// Resizes (and clears) the transposition table.
+    pub fn set_hash_size(&mut self, hash_mb: usize) {
+        if hash_mb != self.hash_mb {
+            self.tt = tt::Table::new(hash_mb);
+            self.hash_mb = hash_mb;
+        }
+    }
+
+    /// Forgets everything learnt in earlier searches.
+    pub fn clear_hash(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Searches the position of `game` for the side to move.
+    pub fn search_game(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let side = game.to_move().unwrap_or(Color::of_ply(game.moves().len()));
+        self.search(game.board(), game.rule(), side, limits, stop, on_info)
+    }
+
+    /// Searches any position: `board` with `side` to move under `rule`. Setting `stop` ends the
+    /// search early with the best move found so far.
+    pub fn search(
+        &mut self,
+        board: &Board,
+        rule: Rule,
+        side: Color,
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let pos = Position::new(board, rule, side);
+        let mut s = Searcher::new(pos, &mut self.tt, *limits, stop);
+        let lines = s.run(on_info);
+        SearchResult {
+            depth: 0,
+            nodes: s.nodes,
+            elapsed: s.elapsed(),
+            lines,
+        }
+        .with_depth(&s)
+    }
+
+    /// Looks for a victory by continuous fours for the side to move, within `max_fours` of its
+    /// fours. Returns the line (attacker and defender moves, ending with the five).
+    pub fn find_vcf(
+        &mut self,
+        board: &Board,
+        rule: Rule,
+        side: Color,
+        max_fours: u32,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Option<Vec<Point>> {
+        let pos = Position::new(board, rule, side);
+        let mut s = Searcher::new(pos, &mut self.tt, *limits, stop);
+        let mut line = Vec::new();
+        s.vcf(max_fours, &mut line)
+            .then(|| line.iter().map(|&sq| s.pos.point(sq)).collect())
+    }
+}
+
+impl SearchResult {
+    fn with_depth(mut self, s: &Searcher<'_>) -> SearchResult {
+        self.depth = s.completed_depth;
+        self
+    }
+}

@@ -1,0 +1,306 @@
+//! Line patterns: what one colour makes along one line by playing a point.
+//!
+//! A line is the ten cells at distances 1 to 5 on both sides of a point, each empty, black, white
+//! or edge, so a key of 4^10 values. What a colour makes there (a five, a four, an open three, ...)
+//! depends on the rule's idea of a five, so there is one table per kind of five and colour. The
+//! tables are filled lazily: only the keys that occur in play are ever classified.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Number of cells read on each side.
+pub(crate) const REACH: usize = 5;
+const WINDOW: usize = 2 * REACH + 1;
+const CENTER: usize = REACH;
+/// Number of keys: four values for each of ten cells.
+pub(crate) const KEYS: usize = 1 << 20;
+
+/// Cell values inside a key.
+pub(crate) const EMPTY: u8 = 0;
+pub(crate) const BLACK: u8 = 1;
+pub(crate) const WHITE: u8 = 2;
+pub(crate) const EDGE: u8 = 3;
+
+/// What a move makes along one line, weakest first.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[repr(u8)]
+pub enum Pat {
+    /// Nothing of note.
+    None = 0,
+    /// Two that can become a three blocked on one side.
+    Two = 1,
+    /// Two that can become an open three.
+    TwoOpen = 2,
+    /// Three that can become a four.
+    Three = 3,
+    /// Three that can become a straight four.
+    ThreeOpen = 4,
+    /// Four: one point completes a five.
+    Four = 5,
+    /// Two fours on this one line (two completion points, not the ends of one straight four).
+    FourDouble = 6,
+    /// Straight four: both ends complete a five.
+    FourOpen = 7,
+    /// Five: the move wins.
+    Five = 8,
+    /// Six or more, which this rule does not count as a five.
+    Overline = 9,
+}
+
+const PATS: [Pat; 10] = [
+    Pat::None,
+    Pat::Two,
+    Pat::TwoOpen,
+    Pat::Three,
+    Pat::ThreeOpen,
+    Pat::Four,
+    Pat::FourDouble,
+    Pat::FourOpen,
+    Pat::Five,
+    Pat::Overline,
+];
+
+/// Which rows of five win, for one colour.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum FiveKind {
+    /// Five or more.
+    AtLeast,
+    /// Exactly five.
+    Exactly,
+    /// Exactly five, not blocked by the opponent at both ends (caro).
+    Unblocked,
+}
+
+impl FiveKind {
+    const fn index(self) -> usize {
+        match self {
+            FiveKind::AtLeast => 0,
+            FiveKind::Exactly => 1,
+            FiveKind::Unblocked => 2,
+        }
+    }
+}
+
+const UNKNOWN: u8 = 0xff;
+
+struct Table(Box<[AtomicU8]>);
+
+static TABLES: [[OnceLock<Table>; 2]; 3] = [
+    [OnceLock::new(), OnceLock::new()],
+    [OnceLock::new(), OnceLock::new()],
+    [OnceLock::new(), OnceLock::new()],
+];
+
+/// A handle to the pattern table of one kind of five and one colour.
+#[derive(Clone, Copy)]
+pub(crate) struct PatTable {
+    table: &'static Table,
+    kind: FiveKind,
+    own: u8,
+}
+
+impl std::fmt::Debug for PatTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PatTable({:?}, {})", self.kind, self.own)
+    }
+}
+
+impl PatTable {
+    /// The table for `own` (BLACK or WHITE) under `kind`.
+    pub(crate) fn get(kind: FiveKind, own: u8) -> PatTable {
+        let slot = &TABLES[kind.index()][(own - 1) as usize];
+        let table = slot.get_or_init(|| Table((0..KEYS).map(|_| AtomicU8::new(UNKNOWN)).collect()));
+        PatTable { table, kind, own }
+    }
+
+    /// The pattern for `key`, classified on first use. Races only ever store the same value.
+    #[inline]
+    pub(crate) fn lookup(&self, key: u32) -> Pat {
+        let slot = &self.table.0[key as usize & (KEYS - 1)];
+        let v = slot.load(Ordering::Relaxed);
+        if v != UNKNOWN {
+            return PATS[v as usize];
+        }
+        let p = classify(&decode(key), self.own, self.kind);
+        slot.store(p as u8, Ordering::Relaxed);
+        p
+    }
+}
+
+/// The position of offset `k` (-5..=5, not 0) inside a key.
+#[inline]
+pub(crate) const fn shift(k: i32) -> u32 {
+    let i = if k < 0 { k + 5 } else { k + 4 };
+    2 * i as u32
+}
+
+fn decode(key: u32) -> [u8; WINDOW] {
+    let mut w = [EMPTY; WINDOW];
+    for k in -5..=5i32 {
+        if k != 0 {
+            w[(k + 5) as usize] = ((key >> shift(k)) & 3) as u8;
+        }
+    }
+    w
+}
+
+fn run(w: &[u8; WINDOW], at: usize, own: u8) -> (usize, usize) {
+    let mut lo = at;
+    while lo > 0 && w[lo - 1] == own {
+        lo -= 1;
+    }
+    let mut hi = at;
+    while hi + 1 < WINDOW && w[hi + 1] == own {
+        hi += 1;
+    }
+    (lo, hi)
+}
+
+// Whether `own` on `at` (already placed in `w`) makes a winning five through the centre.
+fn five_through_center(w: &[u8; WINDOW], at: usize, own: u8, kind: FiveKind) -> bool {
+    let (lo, hi) = run(w, at, own);
+    if !(lo..=hi).contains(&CENTER) {
+        return false;
+    }
+    let len = hi - lo + 1;
+    match kind {
+        FiveKind::AtLeast => len >= 5,
+        FiveKind::Exactly => len == 5,
+        FiveKind::Unblocked => {
+            // A run of exactly five through the centre lies within 1..=9, so both neighbours exist.
+            let opp = 3 - own;
+            len == 5 && !(w[lo - 1] == opp && w[hi + 1] == opp)
+        }
+    }
+}
+
+fn completions(w: &[u8; WINDOW], own: u8, kind: FiveKind) -> (usize, Option<(usize, usize)>) {
+    let mut n = 0;
+    let mut first = None;
+    let mut last = 0;
+    for q in 1..WINDOW - 1 {
+        if q == CENTER || w[q] != EMPTY {
+            continue;
+        }
+        let mut v = *w;
+        v[q] = own;
+        if five_through_center(&v, q, own, kind) {
+            n += 1;
+            first.get_or_insert(q);
+            last = q;
+        }
+    }
+    (n, first.map(|f| (f, last)))
+}
+
+// Four-level classification of a window whose centre already holds `own`.
+fn four_level(w: &[u8; WINDOW], own: u8, kind: FiveKind) -> Pat {
+    match completions(w, own, kind) {
+        (0, _) => Pat::None,
+        (1, _) => Pat::Four,
+        (2, Some((a, b))) if b - a == 5 => Pat::FourOpen,
+        _ => Pat::FourDouble,
+    }
+}
+
+// The best of `level` over every empty point within four of the centre, placed for `own`.
+fn best_after_one_more(w: &[u8; WINDOW], own: u8, level: impl Fn(&[u8; WINDOW]) -> Pat) -> Pat {
+    let mut best = Pat::None;
+    for q in 1..WINDOW - 1 {
+        if q == CENTER || w[q] != EMPTY {
+            continue;
+        }
+        let mut v = *w;
+        v[q] = own;
+        best = best.max(level(&v));
+    }
+    best
+}
+
+fn three_level(w: &[u8; WINDOW], own: u8, kind: FiveKind) -> Pat {
+    match best_after_one_more(w, own, |v| four_level(v, own, kind)) {
+        Pat::FourOpen => Pat::ThreeOpen,
+        Pat::Four | Pat::FourDouble => Pat::Three,
+        _ => Pat::None,
+    }
+}
+
+/// What `own` playing the centre of `w` makes on this line.
+pub(crate) fn classify(w: &[u8; WINDOW], own: u8, kind: FiveKind) -> Pat {
+    let mut w = *w;
+    w[CENTER] = own;
+    let (lo, hi) = run(&w, CENTER, own);
+    if five_through_center(&w, CENTER, own, kind) {
+        return Pat::Five;
+    }
+    if hi - lo + 1 >= 5 {
+        return Pat::Overline;
+    }
+    let four = four_level(&w, own, kind);
+    if four != Pat::None {
+        return four;
+    }
+    let three = three_level(&w, own, kind);
+    if three != Pat::None {
+        return three;
+    }
+    match best_after_one_more(&w, own, |v| three_level(v, own, kind)) {
+        Pat::ThreeOpen => Pat::TwoOpen,
+        Pat::Three => Pat::Two,
+        _ => Pat::None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pat(s: &str, kind: FiveKind) -> Pat {
+        let center = s.find('*').expect("a centre");
+        let mut w = [EDGE; WINDOW];
+        for (i, c) in s.chars().enumerate() {
+            let at = i as i32 - center as i32 + CENTER as i32;
+            if (0..WINDOW as i32).contains(&at) {
+                w[at as usize] = match c {
+                    'X' => BLACK,
+                    'O' => WHITE,
+                    '#' => EDGE,
+                    _ => EMPTY,
+                };
+            }
+        }
+        classify(&w, BLACK, kind)
+    }
+
+    #[test]
+    fn shapes() {
+        use FiveKind::*;
+        assert_eq!(pat("..XX*XX..", AtLeast), Pat::Five);
+        assert_eq!(pat(".XXX*XX..", AtLeast), Pat::Five);
+        assert_eq!(pat(".XXX*XX..", Exactly), Pat::Overline);
+        assert_eq!(pat("...X*XX...", AtLeast), Pat::FourOpen);
+        assert_eq!(pat("..OX*XX...", AtLeast), Pat::Four);
+        assert_eq!(pat("X.X*X.X", AtLeast), Pat::FourDouble);
+        assert_eq!(pat("....*X.X....", AtLeast), Pat::ThreeOpen);
+        assert_eq!(pat("...O*XX....", AtLeast), Pat::Three);
+        assert_eq!(pat("....*X.....", AtLeast), Pat::TwoOpen);
+        assert_eq!(pat("....*.....", AtLeast), Pat::None);
+    }
+
+    #[test]
+    fn caro_five_needs_an_open_end() {
+        use FiveKind::Unblocked;
+        assert_eq!(pat("OXX*XXO", Unblocked), Pat::Overline);
+        assert_eq!(pat("#XX*XXO", Unblocked), Pat::Five);
+        assert_eq!(pat(".XX*XXO", Unblocked), Pat::Five);
+    }
+
+    #[test]
+    fn lookup_matches_classify() {
+        let t = PatTable::get(FiveKind::Exactly, WHITE);
+        let key =
+            (WHITE as u32) << shift(1) | (WHITE as u32) << shift(-1) | (WHITE as u32) << shift(2);
+        assert_eq!(t.lookup(key), Pat::FourOpen);
+        assert_eq!(t.lookup(key), Pat::FourOpen);
+    }
+}

@@ -1,0 +1,399 @@
+//! The engine's board: stones on a padded grid with, for every cell and direction, the key of the
+//! line around it, kept up to date move by move, and from it each empty cell's patterns for both
+//! colours.
+
+use tengen_rules::{Board, BoardSize, Color, Point, Rule};
+
+use crate::pattern::{BLACK, EDGE, EMPTY, FiveKind, KEYS, Pat, PatTable, REACH, WHITE, shift};
+
+/// Weight of each line pattern in the evaluation, by `Pat as usize`.
+const WEIGHT: [i32; 10] = [0, 2, 6, 6, 20, 24, 60, 80, 160, 0];
+
+/// Extra rows and columns of edge around a bounded board, so line reads never leave the grid.
+const PAD: i32 = REACH as i32;
+/// Room left around the stones of the unbounded board, which the engine sees as a finite window.
+const UNBOUNDED_MARGIN: i32 = 24;
+
+/// A cell of the padded grid.
+pub(crate) type Sq = usize;
+
+/// Index of a colour in per-colour arrays.
+#[inline]
+pub(crate) const fn ci(c: Color) -> usize {
+    match c {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+const fn code(c: Color) -> u8 {
+    match c {
+        Color::Black => BLACK,
+        Color::White => WHITE,
+    }
+}
+
+#[inline]
+fn zobrist(sq: Sq, c: Color) -> u64 {
+    // SplitMix64 of the cell and colour: a fixed random number per (cell, colour) without a table
+    // whose size would depend on the board.
+    let mut z = (sq as u64) << 1 | ci(c) as u64;
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The engine's position.
+#[derive(Clone, Debug)]
+pub(crate) struct Position {
+    rule: Rule,
+    size: BoardSize,
+    /// Grid width including padding.
+    stride: i32,
+    /// Board point of grid cell (PAD, PAD).
+    origin: Point,
+    cells: Vec<u8>,
+    /// Line keys, `keys[sq * 4 + dir]`.
+    keys: Vec<u32>,
+    /// Patterns of empty cells, `pats[(sq * 2 + colour) * 4 + dir]`.
+    pats: Vec<Pat>,
+    /// Stones within two cells (king distance), for candidate moves.
+    near: Vec<u8>,
+    /// The cells with `near > 0`, and each one's index in that list (`u32::MAX` when absent), so
+    /// that move generation costs the same on 15x15 and 100x100.
+    near_list: Vec<Sq>,
+    near_index: Vec<u32>,
+    /// Sum of pattern weights over empty cells, per colour: the evaluation's raw material.
+    score: [i32; 2],
+    tables: [PatTable; 2],
+    /// Steps between neighbours along the four directions.
+    pub(crate) deltas: [isize; 4],
+    side: Color,
+    hash: u64,
+    history: Vec<Sq>,
+    playable: Vec<Sq>,
+    stones: u32,
+    area: u32,
+}
+
+impl Position {
+    /// The position of `board` with `side` to move under `rule`.
+    pub(crate) fn new(board: &Board, rule: Rule, side: Color) -> Position {
+        let size = board.size();
+        let (origin, w, h) = match (size.width(), size.height()) {
+            (Some(w), Some(h)) => (Point::new(0, 0), w as i32, h as i32),
+            _ => {
+                let (lo, hi) = board
+                    .extent()
+                    .unwrap_or((Point::new(0, 0), Point::new(0, 0)));
+                let o = Point::new(lo.x - UNBOUNDED_MARGIN, lo.y - UNBOUNDED_MARGIN);
+                let w = hi.x - lo.x + 1 + 2 * UNBOUNDED_MARGIN;
+                let h = hi.y - lo.y + 1 + 2 * UNBOUNDED_MARGIN;
+                (o, w, h)
+            }
+        };
+        let stride = w + 2 * PAD;
+        let rows = h + 2 * PAD;
+        let n = (stride * rows) as usize;
+        let kind_of = |c: Color| match rule {
+            Rule::Freestyle => FiveKind::AtLeast,
+            Rule::Standard => FiveKind::Exactly,
+            Rule::Renju if c == Color::Black => FiveKind::Exactly,
+            Rule::Renju => FiveKind::AtLeast,
+            Rule::Caro => FiveKind::Unblocked,
+        };
+        let mut pos = Position {
+            rule,
+            size,
+            stride,
+            origin,
+            cells: vec![EDGE; n],
+            keys: vec![0; n * 4],
+            pats: vec![Pat::None; n * 8],
+            near: vec![0; n],
+            near_list: Vec::new(),
+            near_index: vec![u32::MAX; n],
+            score: [0; 2],
+            tables: [
+                PatTable::get(kind_of(Color::Black), BLACK),
+                PatTable::get(kind_of(Color::White), WHITE),
+            ],
+            deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
+            side: Color::Black,
+            hash: 0,
+            history: Vec::new(),
+            playable: Vec::new(),
+            stones: 0,
+            area: (w * h) as u32,
+        };
+        for y in 0..h {
+            for x in 0..w {
+                let sq = ((y + PAD) * stride + x + PAD) as usize;
+                pos.cells[sq] = EMPTY;
+                pos.playable.push(sq);
+            }
+        }
+        // Keys from scratch: every cell sees its neighbours' values.
+        for sq in 0..n {
+            for d in 0..4 {
+                let mut key = 0u32;
+                for k in -PAD..=PAD {
+                    if k == 0 {
+                        continue;
+                    }
+                    let v = pos.cell_at_offset(sq, d, k);
+                    key |= (v as u32) << shift(k);
+                }
+                pos.keys[sq * 4 + d] = key;
+            }
+        }
+        for &sq in &pos.playable.clone() {
+            pos.refresh(sq);
+        }
+        for (p, c) in board.stones() {
+            if let Some(sq) = pos.sq(p) {
+                pos.put(sq, c);
+            }
+        }
+        pos.history.clear();
+        pos.side = side;
+        pos
+    }
+
+    fn cell_at_offset(&self, sq: Sq, d: usize, k: i32) -> u8 {
+        let t = sq as isize + self.deltas[d] * k as isize;
+        if t < 0 || t as usize >= self.cells.len() {
+            EDGE
+        } else {
+            self.cells[t as usize]
+        }
+    }
+
+    /// The rule.
+    pub(crate) fn rule(&self) -> Rule {
+        self.rule
+    }
+
+    /// The side to move.
+    #[inline]
+    pub(crate) fn side(&self) -> Color {
+        self.side
+    }
+
+    /// The Zobrist hash of stones and side to move.
+    #[inline]
+    pub(crate) fn hash(&self) -> u64 {
+        if self.side == Color::White {
+            !self.hash
+        } else {
+            self.hash
+        }
+    }
+
+    /// Whether no empty point is left.
+    pub(crate) fn full(&self) -> bool {
+        self.stones >= self.area
+    }
+
+    /// The grid cell of a board point, if the engine's window holds it.
+    pub(crate) fn sq(&self, p: Point) -> Option<Sq> {
+        let x = p.x - self.origin.x;
+        let y = p.y - self.origin.y;
+        let w = self.stride - 2 * PAD;
+        let h = self.cells.len() as i32 / self.stride - 2 * PAD;
+        (x >= 0 && y >= 0 && x < w && y < h).then(|| ((y + PAD) * self.stride + x + PAD) as Sq)
+    }
+
+    /// The board point of a grid cell.
+    pub(crate) fn point(&self, sq: Sq) -> Point {
+        let sq = sq as i32;
+        Point::new(
+            sq % self.stride - PAD + self.origin.x,
+            sq / self.stride - PAD + self.origin.y,
+        )
+    }
+
+    /// Every playable cell of the window.
+    pub(crate) fn playable(&self) -> &[Sq] {
+        &self.playable
+    }
+
+    /// The board size the position came from.
+    pub(crate) fn size(&self) -> BoardSize {
+        self.size
+    }
+
+    /// The stone on a cell: EMPTY, BLACK, WHITE or EDGE.
+    #[inline]
+    pub(crate) fn cell(&self, sq: Sq) -> u8 {
+        self.cells[sq]
+    }
+
+    /// Whether a cell is empty and playable.
+    #[inline]
+    pub(crate) fn is_empty(&self, sq: Sq) -> bool {
+        self.cells[sq] == EMPTY
+    }
+
+    /// What `c` on the empty `sq` makes along direction `d`.
+    #[inline]
+    pub(crate) fn pat(&self, sq: Sq, c: Color, d: usize) -> Pat {
+        self.pats[(sq * 2 + ci(c)) * 4 + d]
+    }
+
+    /// The four patterns of `c` on `sq`.
+    #[inline]
+    pub(crate) fn pats(&self, sq: Sq, c: Color) -> [Pat; 4] {
+        let i = (sq * 2 + ci(c)) * 4;
+        [
+            self.pats[i],
+            self.pats[i + 1],
+            self.pats[i + 2],
+            self.pats[i + 3],
+        ]
+    }
+
+    /// Recomputes the patterns of the empty `sq` along `d`, keeping the score sums.
+    #[inline]
+    fn set_pats(&mut self, sq: Sq, d: usize) {
+        let key = self.keys[sq * 4 + d];
+        for c in 0..2 {
+            let slot = (sq * 2 + c) * 4 + d;
+            let new = self.tables[c].lookup(key);
+            let old = std::mem::replace(&mut self.pats[slot], new);
+            self.score[c] += WEIGHT[new as usize] - WEIGHT[old as usize];
+        }
+    }
+
+    fn refresh(&mut self, sq: Sq) {
+        for d in 0..4 {
+            self.set_pats(sq, d);
+        }
+    }
+
+    // An occupied cell holds no patterns: its weights leave the sums.
+    fn clear_pats(&mut self, sq: Sq) {
+        for c in 0..2 {
+            for d in 0..4 {
+                let slot = (sq * 2 + c) * 4 + d;
+                let old = std::mem::replace(&mut self.pats[slot], Pat::None);
+                self.score[c] -= WEIGHT[old as usize];
+            }
+        }
+    }
+
+    /// Sum of pattern weights of `c` over the empty cells.
+    #[inline]
+    pub(crate) fn score(&self, c: Color) -> i32 {
+        self.score[ci(c)]
+    }
+
+    /// The cells near stones (some may be occupied).
+    #[inline]
+    pub(crate) fn near_cells(&self) -> &[Sq] {
+        &self.near_list
+    }
+
+    fn put(&mut self, sq: Sq, c: Color) {
+        self.clear_pats(sq);
+        self.cells[sq] = code(c);
+        self.hash ^= zobrist(sq, c);
+        self.stones += 1;
+        self.update_lines(sq, code(c) as u32, true);
+        self.update_near(sq, true);
+        self.history.push(sq);
+    }
+
+    /// Plays `sq` for the side to move.
+    pub(crate) fn make(&mut self, sq: Sq) {
+        debug_assert!(self.is_empty(sq));
+        self.put(sq, self.side);
+        self.side = self.side.opponent();
+    }
+
+    /// Takes back the last move.
+    pub(crate) fn unmake(&mut self) {
+        let Some(sq) = self.history.pop() else {
+            return;
+        };
+        self.side = self.side.opponent();
+        let c = self.side;
+        self.lift(sq, c);
+    }
+
+    fn lift(&mut self, sq: Sq, c: Color) {
+        self.cells[sq] = EMPTY;
+        self.hash ^= zobrist(sq, c);
+        self.stones -= 1;
+        self.update_lines(sq, code(c) as u32, false);
+        self.update_near(sq, false);
+        self.refresh(sq);
+    }
+
+    /// Puts a stone of `c` on `sq` without changing the side to move (for probes such as the
+    /// recursive forbidden-point test); undo with [`Position::unplace`].
+    pub(crate) fn place(&mut self, sq: Sq, c: Color) {
+        self.put(sq, c);
+    }
+
+    /// Takes back a stone put by [`Position::place`].
+    pub(crate) fn unplace(&mut self, sq: Sq, c: Color) {
+        self.history.pop();
+        self.lift(sq, c);
+    }
+
+    fn update_lines(&mut self, sq: Sq, v: u32, add: bool) {
+        for d in 0..4 {
+            let delta = self.deltas[d];
+            for k in -PAD..=PAD {
+                if k == 0 {
+                    continue;
+                }
+                let t = (sq as isize + delta * k as isize) as usize;
+                // The stone sits at offset -k as seen from t.
+                let bits = v << shift(-k);
+                let slot = &mut self.keys[t * 4 + d];
+                if add {
+                    *slot |= bits
+                } else {
+                    *slot &= !bits
+                }
+                debug_assert!((*slot as usize) < KEYS);
+                if self.cells[t] == EMPTY {
+                    self.set_pats(t, d);
+                }
+            }
+        }
+    }
+
+    fn update_near(&mut self, sq: Sq, add: bool) {
+        let s = self.stride as isize;
+        for dy in -2..=2isize {
+            for dx in -2..=2isize {
+                // Within the padding of a playable cell, so inside the grid.
+                let t = (sq as isize + dy * s + dx) as usize;
+                if self.cells[t] == EDGE {
+                    continue;
+                }
+                if add {
+                    self.near[t] += 1;
+                    if self.near[t] == 1 {
+                        self.near_index[t] = self.near_list.len() as u32;
+                        self.near_list.push(t);
+                    }
+                } else {
+                    self.near[t] -= 1;
+                    if self.near[t] == 0 {
+                        let i = self.near_index[t] as usize;
+                        self.near_list.swap_remove(i);
+                        if let Some(&moved) = self.near_list.get(i) {
+                            self.near_index[moved] = i as u32;
+                        }
+                        self.near_index[t] = u32::MAX;
+                    }
+                }
+            }
+        }
+    }
+}

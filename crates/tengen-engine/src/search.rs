@@ -1,0 +1,715 @@
+//! The search: iterative deepening PVS alpha-beta over the engine's position, with a
+//! transposition table, threat-aware move generation, VCF at the leaves, and multi-PV at the root.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use tengen_rules::Color;
+
+use crate::position::{Position, Sq};
+use crate::threat::{Info, info};
+use crate::tt::{Bound, Entry, NO_MOVE, Table};
+use crate::{Limits, Line, Score, SearchInfo};
+
+/// A won position's score is WIN minus the plies to the five.
+pub(crate) const WIN: i32 = 30_000;
+/// Scores beyond this are proven wins or losses.
+pub(crate) const WIN_BOUND: i32 = WIN - 1_000;
+const INF: i32 = WIN + 1;
+const MAX_PLY: usize = 128;
+
+/// What the side to move can do here.
+pub(crate) enum Gen {
+    /// A five right now.
+    Five(Sq),
+    /// The opponent has two fives to make, or one we may not block: lost next move.
+    Lost(Option<Sq>),
+    /// A straight four or double four, with no five for the opponent to answer: won in three.
+    FlexFour(Sq),
+    /// The moves worth searching, best-looking first, and what forced them.
+    Moves(Vec<(Sq, i32)>, Forced),
+}
+
+/// Why a node's moves are few.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Forced {
+    /// Not forced.
+    No,
+    /// The only move blocks the opponent's four.
+    Four,
+    /// The moves answer the opponent's open three.
+    Three,
+}
+
+/// Generates moves for the side to move.
+pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
+    let me = pos.side();
+    let op = me.opponent();
+    scratch.clear();
+    scratch.extend(
+        pos.near_cells()
+            .iter()
+            .copied()
+            .filter(|&s| pos.is_empty(s)),
+    );
+    if scratch.is_empty() {
+        // Empty board (or a window without stones): the centre of the window.
+        let centre = pos
+            .sq(pos.size().center())
+            .or_else(|| pos.playable().get(pos.playable().len() / 2).copied());
+        return Gen::Moves(centre.map(|s| (s, 0)).into_iter().collect(), Forced::No);
+    }
+    let mut op_fives: Vec<Sq> = Vec::new();
+    let mut my_flex = None;
+    let mut op_flex = None;
+    let mut moves: Vec<(Sq, Info, Info)> = Vec::with_capacity(scratch.len());
+    for &sq in scratch.iter() {
+        let a = info(pos, sq, me);
+        if a.five {
+            return Gen::Five(sq);
+        }
+        let b = info(pos, sq, op);
+        if b.five {
+            op_fives.push(sq);
+        }
+        if b.flex_four() && op_flex.is_none() {
+            op_flex = Some(sq);
+        }
+        if a.forbidden {
+            continue;
+        }
+        if a.flex_four() && my_flex.is_none() {
+            my_flex = Some(sq);
+        }
+        moves.push((sq, a, b));
+    }
+    match op_fives.as_slice() {
+        [] => {}
+        [f] if moves.iter().any(|m| m.0 == *f) => return Gen::Moves(vec![(*f, 0)], Forced::Four),
+        _ => return Gen::Lost(moves.first().map(|m| m.0)),
+    }
+    if let Some(sq) = my_flex {
+        return Gen::FlexFour(sq);
+    }
+    let forced = if op_flex.is_some() {
+        Forced::Three
+    } else {
+        Forced::No
+    };
+    if let Some(f) = op_flex {
+        // Only a stone on a line through the threat point (within reach) or a four of our own
+        // can stop an open four being made there.
+        let deltas = pos.deltas;
+        moves.retain(|(sq, a, _)| a.any_four() || *sq == f || on_lines(f, *sq, &deltas));
+    }
+    let mut scored: Vec<(Sq, i32)> = moves
+        .into_iter()
+        .map(|(sq, a, b)| (sq, a.weight + b.weight * 4 / 5))
+        .collect();
+    scored.sort_by_key(|m| std::cmp::Reverse(m.1));
+    Gen::Moves(scored, forced)
+}
+
+fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
+    let diff = sq as isize - f as isize;
+    deltas
+        .iter()
+        .any(|&d| (1..=5).any(|k| diff == d * k || diff == -d * k))
+}
+
+/// Static evaluation from the side to move's point of view.
+pub(crate) fn evaluate(pos: &Position) -> i32 {
+    let me = pos.side();
+    // The side to move realises its potential first, so it counts a little more.
+    pos.score(me) * 6 / 5 - pos.score(me.opponent())
+}
+
+pub(crate) struct Searcher<'a> {
+    pub pos: Position,
+    tt: &'a mut Table,
+    pub nodes: u64,
+    limits: Limits,
+    start: Instant,
+    stop: &'a AtomicBool,
+    pub aborted: bool,
+    killers: Vec<[u32; 2]>,
+    history: Vec<i32>,
+    vcf_fail: HashMap<u64, u8>,
+    scratch: Vec<Vec<Sq>>,
+    pub seldepth: u32,
+    pub completed_depth: u32,
+    /// How far the VCF at the leaves looks (attacker moves); 0 turns it off.
+    pub leaf_vcf: u32,
+}
+
+impl<'a> Searcher<'a> {
+    pub(crate) fn new(
+        pos: Position,
+        tt: &'a mut Table,
+        limits: Limits,
+        stop: &'a AtomicBool,
+    ) -> Searcher<'a> {
+        let cells = pos.playable().iter().max().map_or(0, |m| m + 1);
+        Searcher {
+            pos,
+            tt,
+            nodes: 0,
+            limits,
+            start: Instant::now(),
+            stop,
+            aborted: false,
+            killers: vec![[NO_MOVE; 2]; MAX_PLY + 1],
+            history: vec![0; cells],
+            vcf_fail: HashMap::new(),
+            scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            seldepth: 0,
+            completed_depth: 0,
+            leaf_vcf: 6,
+        }
+    }
+
+    pub(crate) fn elapsed(&self) -> std::time::Duration {
+        self.start.elapsed()
+    }
+
+    // Step 0: every node counts; every 1024 nodes, time and the stop flag are looked at. A node
+    // limit is checked at every node so that a search under it repeats exactly.
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+            self.aborted = true;
+        } else if self.nodes & 1023 == 0 {
+            if self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
+            if let Some(t) = self.limits.time {
+                if self.start.elapsed() >= t {
+                    self.aborted = true;
+                }
+            }
+        }
+        self.aborted
+    }
+
+    /// Negamax alpha-beta with principal variation search. Returns the score for the side to
+    /// move and fills `pv`.
+    pub(crate) fn search(
+        &mut self,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        pv: &mut Vec<Sq>,
+    ) -> i32 {
+        pv.clear();
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply as u32);
+        // Step 1: a full board is a draw.
+        if self.pos.full() {
+            return 0;
+        }
+        // Step 2: mate-distance pruning: no result here can beat a five on the next move.
+        let best_possible = WIN - (ply as i32 + 1);
+        if alpha >= best_possible {
+            return alpha;
+        }
+        // Step 3: threats decide before any search: a five wins, two opposing fives lose, a
+        // straight four (with no five to answer) wins in three.
+        let mut scratch = std::mem::take(&mut self.scratch[ply.min(MAX_PLY)]);
+        let generated = generate(&mut self.pos, &mut scratch);
+        self.scratch[ply.min(MAX_PLY)] = scratch;
+        let (mut moves, forced) = match generated {
+            Gen::Five(sq) => {
+                pv.push(sq);
+                return WIN - (ply as i32 + 1);
+            }
+            Gen::Lost(sq) => {
+                pv.extend(sq);
+                return -(WIN - (ply as i32 + 2));
+            }
+            Gen::FlexFour(sq) => {
+                pv.push(sq);
+                return WIN - (ply as i32 + 3);
+            }
+            Gen::Moves(m, forced) => (m, forced),
+        };
+        if moves.is_empty() {
+            // No legal move (every free point forbidden to black): treat as a draw.
+            return 0;
+        }
+        // Step 4: the transposition table: a deep enough result ends the node outside PV lines.
+        let key = self.pos.hash();
+        let tt_move = match self.tt.probe(key) {
+            Some(e) => {
+                let score = from_tt(e.score, ply);
+                let pv_node = beta - alpha > 1;
+                if !pv_node && e.depth as i32 >= depth {
+                    let cut = match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => score >= beta,
+                        Bound::Upper => score <= alpha,
+                    };
+                    if cut {
+                        return score;
+                    }
+                }
+                e.best
+            }
+            None => NO_MOVE,
+        };
+        // Step 5: at the horizon, a VCF for the side to move is a proven win; otherwise the
+        // static evaluation stands. A forced reply is searched on: the block of a four at no
+        // cost in depth (the line stays narrow), the answers to an open three for two more
+        // plies, so threat sequences are not cut in the middle.
+        let horizon = match forced {
+            Forced::No => depth <= 0,
+            Forced::Four => false,
+            Forced::Three => depth <= -2,
+        };
+        if horizon {
+            if self.leaf_vcf > 0 {
+                let mut line = Vec::new();
+                if self.vcf(self.leaf_vcf, &mut line) {
+                    let score = WIN - (ply as i32 + line.len() as i32);
+                    pv.extend(line);
+                    return score;
+                }
+            }
+            return evaluate(&self.pos);
+        }
+        // Step 6: move ordering: the table's move, then killers, then pattern weight + history.
+        let killers = self.killers[ply.min(MAX_PLY)];
+        for m in moves.iter_mut() {
+            let s = m.0 as u32;
+            if s == tt_move {
+                m.1 += 1 << 24;
+            } else if killers.contains(&s) {
+                m.1 += 1 << 16;
+            }
+            m.1 += self.history.get(m.0).copied().unwrap_or(0).min(1 << 15);
+        }
+        moves.sort_by_key(|m| std::cmp::Reverse(m.1));
+        // Step 7: breadth: far-down quiet moves rarely matter in five in a row; the depth left
+        // decides how many are looked at.
+        if forced == Forced::No && ply > 0 {
+            let keep = (8 + 4 * depth.max(0) as usize).min(moves.len());
+            moves.truncate(keep);
+        }
+        let new_depth = if forced == Forced::Four {
+            depth
+        } else {
+            depth - 1
+        };
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = NO_MOVE;
+        let mut child = Vec::new();
+        for (i, &(sq, _)) in moves.iter().enumerate() {
+            self.pos.make(sq);
+            // Step 8: PVS: the first move gets the full window, the rest a null window first,
+            // late quiet moves also a reduced depth, re-searched when they beat alpha.
+            let mut score;
+            if i == 0 {
+                score = -self.search(new_depth, ply + 1, -beta, -alpha, &mut child);
+            } else {
+                let reduce = if forced == Forced::No && depth >= 3 && i >= 4 {
+                    1 + (i >= 12) as i32
+                } else {
+                    0
+                };
+                score = -self.search(new_depth - reduce, ply + 1, -alpha - 1, -alpha, &mut child);
+                if score > alpha && reduce > 0 {
+                    score = -self.search(new_depth, ply + 1, -alpha - 1, -alpha, &mut child);
+                }
+                if score > alpha && score < beta {
+                    score = -self.search(new_depth, ply + 1, -beta, -alpha, &mut child);
+                }
+            }
+            self.pos.unmake();
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = sq as u32;
+                pv.clear();
+                pv.push(sq);
+                pv.extend_from_slice(&child);
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                let k = &mut self.killers[ply.min(MAX_PLY)];
+                if k[0] != sq as u32 {
+                    k[1] = k[0];
+                    k[0] = sq as u32;
+                }
+                if let Some(h) = self.history.get_mut(sq) {
+                    *h += depth.max(1) * depth.max(1);
+                }
+                break;
+            }
+        }
+        // Step 9: store what was learnt, with mate scores made relative to this node.
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(Entry {
+            key,
+            best: best_move,
+            score: to_tt(best, ply),
+            depth: depth.clamp(-1, 120) as i16,
+            bound,
+        });
+        best
+    }
+
+    /// Victory by continuous fours for the side to move, within `depth` own moves. On success
+    /// `line` holds the attacker's and defender's moves up to and including the five.
+    pub(crate) fn vcf(&mut self, depth: u32, line: &mut Vec<Sq>) -> bool {
+        let attacker = self.pos.side();
+        let key = self.pos.hash();
+        if self.vcf_fail.get(&key).is_some_and(|&d| d as u32 >= depth) {
+            return false;
+        }
+        let found = self.vcf_inner(attacker, depth, line);
+        if !found && !self.aborted {
+            self.vcf_fail.insert(key, depth.min(255) as u8);
+        }
+        found
+    }
+
+    fn vcf_inner(&mut self, attacker: Color, depth: u32, line: &mut Vec<Sq>) -> bool {
+        line.clear();
+        if self.tick() {
+            return false;
+        }
+        let defender = attacker.opponent();
+        let mut cells = std::mem::take(&mut self.scratch[MAX_PLY]);
+        cells.clear();
+        cells.extend(
+            self.pos
+                .near_cells()
+                .iter()
+                .copied()
+                .filter(|&s| self.pos.is_empty(s)),
+        );
+        let mut def_five = None;
+        let mut fours: Vec<(Sq, Info)> = Vec::new();
+        let mut result = None;
+        for &sq in &cells {
+            let a = info(&mut self.pos, sq, attacker);
+            if a.five {
+                result = Some(sq);
+                break;
+            }
+            if a.any_four() {
+                fours.push((sq, a));
+            }
+            if def_five.is_none() && info(&mut self.pos, sq, defender).five {
+                def_five = Some(sq);
+            }
+        }
+        self.scratch[MAX_PLY] = cells;
+        if let Some(sq) = result {
+            line.push(sq);
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+        // A five threatened by the defender must be blocked, and only a four may block it.
+        if let Some(f) = def_five {
+            fours.retain(|(sq, _)| *sq == f);
+        }
+        // A straight four or a double four wins at once; try those first, then the rest by weight.
+        fours.sort_by_key(|(_, a)| std::cmp::Reverse((a.flex_four(), a.weight)));
+        let mut sub = Vec::new();
+        for (sq, _) in fours {
+            self.pos.make(sq);
+            let won = self.after_four(sq, attacker, depth, line, &mut sub);
+            self.pos.unmake();
+            if won || self.aborted {
+                return won;
+            }
+        }
+        false
+    }
+
+    // The attacker has just made a four on `sq`. The defender must answer it: the line wins if
+    // the four cannot be blocked (two completion points, or one that is forbidden to black), or
+    // if after the block the attacker still has a VCF. A defender with a five of his own wins
+    // instead. On success `line` holds the moves from `sq` on.
+    fn after_four(
+        &mut self,
+        sq: Sq,
+        attacker: Color,
+        depth: u32,
+        line: &mut Vec<Sq>,
+        sub: &mut Vec<Sq>,
+    ) -> bool {
+        let defender = attacker.opponent();
+        if self.defender_has_five(defender) {
+            return false;
+        }
+        let replies = self.five_points(sq, attacker);
+        match replies.as_slice() {
+            [] => false,
+            [_, _, ..] => {
+                // Two completion points cannot both be blocked. The line shows a legal block and
+                // the five on the other point, or ends on the four when black may block neither.
+                line.push(sq);
+                let legal = replies
+                    .iter()
+                    .position(|&r| !info(&mut self.pos, r, defender).forbidden);
+                if let Some(i) = legal {
+                    let other = replies[if i == 0 { 1 } else { 0 }];
+                    line.extend([replies[i], other]);
+                }
+                true
+            }
+            &[r] => {
+                if info(&mut self.pos, r, defender).forbidden {
+                    // Black may not block: the line ends on the four, whose five cannot be
+                    // stopped.
+                    line.push(sq);
+                    return true;
+                }
+                self.pos.make(r);
+                let ok = self.vcf(depth - 1, sub);
+                self.pos.unmake();
+                if ok {
+                    line.push(sq);
+                    line.push(r);
+                    line.append(sub);
+                }
+                ok
+            }
+        }
+    }
+
+    fn defender_has_five(&mut self, defender: Color) -> bool {
+        let cells: Vec<Sq> = self
+            .pos
+            .near_cells()
+            .iter()
+            .copied()
+            .filter(|&s| self.pos.is_empty(s))
+            .collect();
+        cells.into_iter().any(|s| {
+            self.pos
+                .pats(s, defender)
+                .contains(&crate::pattern::Pat::Five)
+        })
+    }
+
+    // Empty points within reach of `sq` on its four lines where `c` would make a five.
+    fn five_points(&self, sq: Sq, c: Color) -> Vec<Sq> {
+        let mut out = Vec::new();
+        for d in 0..4 {
+            let delta = self.pos.deltas[d];
+            for k in (-5..=5isize).filter(|&k| k != 0) {
+                let t = (sq as isize + delta * k) as Sq;
+                if self.pos.is_empty(t)
+                    && self.pos.pat(t, c, d) == crate::pattern::Pat::Five
+                    && !out.contains(&t)
+                {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// Iterative deepening at the root, with `multipv` lines.
+    pub(crate) fn run(&mut self, on_info: &mut dyn FnMut(&SearchInfo)) -> Vec<Line> {
+        let max_depth = self.limits.depth.unwrap_or(64).clamp(1, 100) as i32;
+        let multipv = self.limits.multipv.max(1);
+        let mut best_lines: Vec<Line> = Vec::new();
+        for depth in 1..=max_depth {
+            let mut lines: Vec<Line> = Vec::new();
+            let mut excluded: Vec<Sq> = Vec::new();
+            for _ in 0..multipv {
+                let mut pv = Vec::new();
+                let score = self.root(depth, &excluded, &mut pv);
+                if self.aborted {
+                    break;
+                }
+                let Some(&first) = pv.first() else { break };
+                excluded.push(first);
+                lines.push(Line {
+                    moves: pv.iter().map(|&s| self.pos.point(s)).collect(),
+                    score: Score::from_internal(score),
+                });
+            }
+            if self.aborted {
+                // A partial iteration still counts when its first line finished and improved on
+                // the previous best move's score.
+                if let (Some(new), Some(old)) = (lines.first(), best_lines.first_mut()) {
+                    if new.score.internal() > old.score.internal() {
+                        *old = new.clone();
+                    }
+                } else if best_lines.is_empty() {
+                    best_lines = lines;
+                }
+                break;
+            }
+            best_lines = lines;
+            self.completed_depth = depth as u32;
+            on_info(&SearchInfo {
+                depth: depth as u32,
+                seldepth: self.seldepth,
+                nodes: self.nodes,
+                elapsed: self.start.elapsed(),
+                lines: best_lines.clone(),
+            });
+            // A proven result needs no deeper look.
+            if best_lines.first().is_some_and(|l| l.score.is_decisive()) && multipv == 1 {
+                break;
+            }
+            // Time: an iteration costs several times the one before it; do not start one that
+            // cannot finish.
+            if let Some(t) = self.limits.time {
+                if self.start.elapsed() * 3 > t {
+                    break;
+                }
+            }
+        }
+        best_lines
+    }
+
+    fn root(&mut self, depth: i32, excluded: &[Sq], pv: &mut Vec<Sq>) -> i32 {
+        pv.clear();
+        let mut scratch = Vec::new();
+        let (moves, forced) = match generate(&mut self.pos, &mut scratch) {
+            Gen::Five(sq) => {
+                if excluded.contains(&sq) {
+                    return -INF;
+                }
+                pv.push(sq);
+                return WIN - 1;
+            }
+            Gen::FlexFour(sq) if !excluded.contains(&sq) => {
+                // Play it and let the search show the rest of the win.
+                (vec![(sq, 0)], Forced::Four)
+            }
+            Gen::FlexFour(_) => {
+                // Other moves for multi-PV: every legal one, by a plain look.
+                let mut s = Vec::new();
+                match generate_all(&mut self.pos, &mut s) {
+                    v if v.is_empty() => return -INF,
+                    v => (v, Forced::No),
+                }
+            }
+            Gen::Lost(sq) => {
+                let Some(sq) = sq.filter(|s| !excluded.contains(s)) else {
+                    return -INF;
+                };
+                pv.push(sq);
+                return -(WIN - 2);
+            }
+            Gen::Moves(m, forced) => (m, forced),
+        };
+        let mut moves: Vec<(Sq, i32)> = moves
+            .into_iter()
+            .filter(|m| !excluded.contains(&m.0))
+            .collect();
+        if moves.is_empty() {
+            return -INF;
+        }
+        if let Some(e) = self.tt.probe(self.pos.hash()) {
+            if let Some(m) = moves.iter_mut().find(|m| m.0 as u32 == e.best) {
+                m.1 += 1 << 24;
+            }
+            moves.sort_by_key(|m| std::cmp::Reverse(m.1));
+        }
+        let new_depth = if forced == Forced::Four {
+            depth
+        } else {
+            depth - 1
+        };
+        let mut alpha = -INF;
+        let mut child = Vec::new();
+        for (i, &(sq, _)) in moves.iter().enumerate() {
+            self.pos.make(sq);
+            let mut score;
+            if i == 0 {
+                score = -self.search(new_depth, 1, -INF, -alpha, &mut child);
+            } else {
+                score = -self.search(new_depth, 1, -alpha - 1, -alpha, &mut child);
+                if score > alpha && !self.aborted {
+                    score = -self.search(new_depth, 1, -INF, -alpha, &mut child);
+                }
+            }
+            self.pos.unmake();
+            if self.aborted {
+                break;
+            }
+            if score > alpha || pv.is_empty() {
+                alpha = alpha.max(score);
+                pv.clear();
+                pv.push(sq);
+                pv.extend_from_slice(&child);
+            }
+        }
+        if let Some(&best) = pv.first() {
+            self.tt.store(Entry {
+                key: self.pos.hash(),
+                best: best as u32,
+                score: alpha,
+                depth: depth as i16,
+                bound: Bound::Exact,
+            });
+        }
+        alpha
+    }
+}
+
+/// Every legal move, scored by pattern weight (for multi-PV beside a forced win).
+fn generate_all(pos: &mut Position, scratch: &mut Vec<Sq>) -> Vec<(Sq, i32)> {
+    let me = pos.side();
+    scratch.clear();
+    scratch.extend(
+        pos.near_cells()
+            .iter()
+            .copied()
+            .filter(|&s| pos.is_empty(s)),
+    );
+    let mut out = Vec::new();
+    for &sq in scratch.iter() {
+        let a = info(pos, sq, me);
+        if !a.forbidden {
+            out.push((sq, a.weight));
+        }
+    }
+    out.sort_by_key(|m| std::cmp::Reverse(m.1));
+    out
+}
+
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
+        score + ply as i32
+    } else if score < -WIN_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
+        score - ply as i32
+    } else if score < -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}

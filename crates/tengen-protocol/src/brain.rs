@@ -1,0 +1,1049 @@
+//! Tengen as a Gomocup brain: the loop that reads the manager's commands, keeps the position,
+//! thinks on a thread of its own and answers.
+//!
+//! The loop is generic over its input and output so that tests drive it in-process; the
+//! `pbrain-tengen` binary runs it on standard input and output. Commands are read while the
+//! engine thinks, so `YXSTOP` (answer now) and `END` (quit now) take effect at once; `INFO` and
+//! `ABOUT` are handled at once too, and every other command waits for the move being thought
+//! about to be answered first.
+//!
+//! ```
+//! use tengen_protocol::brain::{run, BrainOptions};
+//! // At the end of the input the search under way still answers (END would cut it short).
+//! let input = "START 15\nINFO timeout_turn 200\nBEGIN\n";
+//! let mut output = Vec::new();
+//! run(input.as_bytes(), &mut output, &BrainOptions::default())?;
+//! let text = String::from_utf8(output)?;
+//! let replies: Vec<&str> = text.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+//! assert_eq!(replies, ["OK", "7,7"]); // the centre opens the game
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::io::{self, BufRead, Write};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, Scope, ScopedJoinHandle};
+use std::time::{Duration, Instant};
+
+use tengen_engine::{Engine, Level, Limits, Score, SearchInfo, TimeControl};
+use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, forbidden, forbidden_points};
+
+use crate::command::{
+    Command, CommandParser, Field, Info, ParseError, PointText, Response, ScoreText, SearchReport,
+    Stone,
+};
+use crate::lines::LineReader;
+
+/// The brain's name in `ABOUT`.
+pub const NAME: &str = "Tengen";
+/// The brain's version in `ABOUT` (the crate's).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The largest hash table sized from `max_memory`, in megabytes.
+const MAX_HASH_FROM_MEMORY_MB: u64 = 256;
+/// `time_left` at or above this means an unlimited match clock (the protocol sends 2147483647).
+const UNLIMITED_TIME_LEFT: i64 = i32::MAX as i64;
+/// The most lines `YXNBEST` reports.
+const MAX_NBEST: u32 = 64;
+
+/// How the brain plays when the manager says nothing about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrainOptions {
+    /// Playing strength until `INFO level` says otherwise.
+    pub level: Level,
+    /// Drives the lower levels' human-like choices, so that a game repeats from its seed.
+    pub seed: u64,
+    /// Transposition table size in megabytes until `INFO max_memory` or `INFO hash_size`.
+    pub hash_mb: usize,
+}
+
+impl Default for BrainOptions {
+    fn default() -> Self {
+        BrainOptions {
+            level: Level::Master,
+            seed: 0,
+            hash_mb: 64,
+        }
+    }
+}
+
+/// The line Tengen answers to `ABOUT`.
+///
+/// ```
+/// let about = tengen_protocol::brain::about();
+/// assert!(about.starts_with("name=\"Tengen\", version=\""));
+/// ```
+pub fn about() -> String {
+    format!(
+        "name=\"{NAME}\", version=\"{VERSION}\", author=\"Tengen developers\", \
+         country=\"International\", www=\"{}\"",
+        env!("CARGO_PKG_REPOSITORY")
+    )
+}
+
+/// Runs the brain on standard input and output until `END` or the end of the input.
+pub fn run_stdio(options: &BrainOptions) -> io::Result<()> {
+    run(io::stdin().lock(), io::stdout(), options)
+}
+
+/// Runs the brain: reads commands from `input`, writes answers to `output` (one line each,
+/// flushed at once), until `END` or the end of the input. A search still running at the end of
+/// the input is allowed to finish and answer. Returns an error only when reading or writing
+/// fails; bad input is answered with `ERROR` or `UNKNOWN` and never ends the loop.
+pub fn run<R: BufRead, W: Write + Send>(
+    input: R,
+    output: W,
+    options: &BrainOptions,
+) -> io::Result<()> {
+    let out = Output::new(output);
+    let mut reader = LineReader::new(input);
+    thread::scope(|scope| {
+        let mut brain = Brain::new(&out, options.clone());
+        let mut parser = CommandParser::new();
+        let result = loop {
+            let line = match reader.read_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            };
+            match parser.feed(&line) {
+                None => {}
+                Some(Err(ParseError::Unknown(text))) => out.send(&Response::Unknown(text)),
+                Some(Err(e)) => out.send(&Response::Error(e.to_string())),
+                Some(Ok(command)) => {
+                    let flow = brain.handle(command, scope);
+                    if flow.is_break() {
+                        break Ok(());
+                    }
+                }
+            }
+            if let Some(e) = out.take_error() {
+                break Err(e);
+            }
+        };
+        brain.wait();
+        result
+    })
+}
+
+// The output, shared by the loop and the thinking thread: one whole line at a time.
+struct Output<W> {
+    writer: Mutex<W>,
+    error: Mutex<Option<io::Error>>,
+}
+
+impl<W: Write> Output<W> {
+    fn new(writer: W) -> Output<W> {
+        Output {
+            writer: Mutex::new(writer),
+            error: Mutex::new(None),
+        }
+    }
+
+    fn send(&self, response: &Response) {
+        // A panic elsewhere while holding the lock leaves the writer usable: take it anyway.
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let result = writeln!(w, "{response}").and_then(|()| w.flush());
+        if let Err(e) = result {
+            let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert(e);
+        }
+    }
+
+    fn take_error(&self) -> Option<io::Error> {
+        self.error.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+// What the manager has told us with INFO.
+#[derive(Clone, Debug)]
+struct Settings {
+    timeout_turn: Option<u64>,
+    timeout_match: Option<u64>,
+    time_left: Option<i64>,
+    max_memory: Option<u64>,
+    hash_kb: Option<u64>,
+    max_node: Option<u64>,
+    max_depth: Option<u32>,
+    rule: Rule,
+    level: Level,
+}
+
+// A search under way on its own thread.
+struct Running<'scope> {
+    handle: ScopedJoinHandle<'scope, Finished>,
+    stop: Arc<AtomicBool>,
+    quiet: Arc<AtomicBool>,
+}
+
+// What a search leaves behind: the engine (with its table) and the stones it answered.
+struct Finished {
+    engine: Engine,
+    place: Vec<(Point, Color)>,
+    own: Option<Color>,
+    elapsed: Duration,
+}
+
+struct Brain<'scope, 'env, W> {
+    out: &'env Output<W>,
+    options: BrainOptions,
+    settings: Settings,
+    board: Option<Board>,
+    // The brain's colour when known: set by BEGIN, TURN, BOARD and the swap2 answers.
+    own: Option<Color>,
+    // None while a search has it.
+    engine: Option<Engine>,
+    search: Option<Running<'scope>>,
+    // Thinking time this match, for a match clock stated by timeout_match alone.
+    used_ms: u64,
+}
+
+impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
+    fn new(out: &'env Output<W>, options: BrainOptions) -> Self {
+        let settings = Settings {
+            timeout_turn: None,
+            timeout_match: None,
+            time_left: None,
+            max_memory: None,
+            hash_kb: None,
+            max_node: None,
+            max_depth: None,
+            rule: Rule::Freestyle,
+            level: options.level,
+        };
+        // The table is allocated lazily, at the first search, so that INFO max_memory (sent
+        // before or after START) sizes it before any memory is taken.
+        Brain {
+            out,
+            options,
+            settings,
+            board: None,
+            own: None,
+            engine: None,
+            search: None,
+            used_ms: 0,
+        }
+    }
+
+    fn send(&self, response: Response) {
+        self.out.send(&response);
+    }
+
+    fn error(&self, why: impl Into<String>) {
+        self.send(Response::Error(why.into()));
+    }
+
+    fn handle(&mut self, command: Command, scope: &'scope Scope<'scope, 'env>) -> ControlFlow<()> {
+        // Commands that must not wait for the search.
+        match command {
+            Command::YxStop => {
+                if let Some(running) = &self.search {
+                    running.stop.store(true, Ordering::Relaxed);
+                }
+                return ControlFlow::Continue(());
+            }
+            Command::End => {
+                if let Some(running) = &self.search {
+                    // The manager reads nothing after END: the move is not printed.
+                    running.quiet.store(true, Ordering::Relaxed);
+                    running.stop.store(true, Ordering::Relaxed);
+                }
+                self.wait();
+                return ControlFlow::Break(());
+            }
+            Command::Info(info) => {
+                self.info(info);
+                return ControlFlow::Continue(());
+            }
+            Command::About => {
+                self.send(Response::About(about()));
+                return ControlFlow::Continue(());
+            }
+            _ => {}
+        }
+        self.wait();
+        match command {
+            Command::Start(n) => self.start(BoardSize::square(n)),
+            Command::RectStart { width, height } => self.start(BoardSize::rect(width, height)),
+            Command::Restart => match &self.board {
+                Some(b) => {
+                    self.board = Some(Board::new(b.size()));
+                    self.own = None;
+                    self.used_ms = 0;
+                    self.send(Response::Ok);
+                }
+                None => self.error("RESTART before START"),
+            },
+            Command::Begin => {
+                if let Some(board) = &self.board {
+                    self.own = Some(Color::of_ply(board.stone_count() as usize));
+                    self.think(Job::Move, scope);
+                } else {
+                    self.error("BEGIN before START");
+                }
+            }
+            Command::Turn(p) => self.turn(p, scope),
+            Command::Board(stones) => {
+                if self.set_board(&stones, "BOARD") {
+                    self.think(Job::Move, scope);
+                }
+            }
+            Command::YxBoard(stones) => {
+                self.set_board(&stones, "YXBOARD");
+            }
+            Command::Takeback(p) => self.takeback(p),
+            Command::Play(p) => self.play(p),
+            Command::Swap2Board(points) => self.swap2(points, scope),
+            Command::YxNBest(n) => {
+                if self.board.is_some() {
+                    self.think(Job::NBest(n.clamp(1, MAX_NBEST)), scope);
+                } else {
+                    self.error("YXNBEST before START");
+                }
+            }
+            Command::YxHashClear => {
+                if let Some(engine) = &mut self.engine {
+                    engine.clear_hash();
+                }
+            }
+            Command::YxShowForbid => match &self.board {
+                Some(board) => {
+                    let points = if self.settings.rule.has_forbidden() {
+                        forbidden_points(board)
+                            .into_iter()
+                            .map(|(p, _)| p)
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    self.send(Response::Forbid(points));
+                }
+                None => self.error("YXSHOWFORBID before START"),
+            },
+            // Handled above.
+            Command::YxStop | Command::End | Command::Info(_) | Command::About => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    // Waits for a running search and takes its results into the position.
+    fn wait(&mut self) {
+        let Some(running) = self.search.take() else {
+            return;
+        };
+        match running.handle.join() {
+            Ok(finished) => {
+                self.engine = Some(finished.engine);
+                if let Some(board) = &mut self.board {
+                    for (p, color) in finished.place {
+                        // The thread checked each point against this very board.
+                        board.place(p, color).ok();
+                    }
+                }
+                self.own = finished.own;
+                self.used_ms = self
+                    .used_ms
+                    .saturating_add(finished.elapsed.as_millis() as u64);
+            }
+            Err(_) => {
+                // A bug in the engine: say so, and go on with a fresh engine rather than die.
+                self.error("internal error while thinking");
+            }
+        }
+    }
+
+    fn info(&mut self, info: Info) {
+        let s = &mut self.settings;
+        match info {
+            Info::TimeoutTurn(t) => s.timeout_turn = Some(t),
+            Info::TimeoutMatch(t) => s.timeout_match = (t > 0).then_some(t),
+            Info::TimeLeft(t) => s.time_left = Some(t),
+            Info::MaxMemory(m) => s.max_memory = (m > 0).then_some(m),
+            Info::HashSize(kb) => s.hash_kb = (kb > 0).then_some(kb),
+            Info::MaxNode(n) => s.max_node = (n > 0).then_some(n),
+            Info::MaxDepth(d) => s.max_depth = (d > 0).then_some(d),
+            // Bit 2 (continuous game) only changes what the manager does after a five.
+            Info::Rule(bits) => s.rule = Rule::from_gomocup_bits(bits),
+            Info::Level(level) => s.level = level,
+            // Nothing to do: one thread, no persistent files, no debug window.
+            Info::GameType(_)
+            | Info::Evaluate(_)
+            | Info::Folder(_)
+            | Info::ThreadNum(_)
+            | Info::CautionFactor(_)
+            | Info::ShowDetail(_)
+            | Info::Other { .. } => {}
+        }
+    }
+
+    fn start(&mut self, size: Result<BoardSize, tengen_rules::SizeError>) {
+        match size {
+            Ok(size) => {
+                self.board = Some(Board::new(size));
+                self.own = None;
+                self.used_ms = 0;
+                self.send(Response::Ok);
+            }
+            Err(e) => self.error(format!("unsupported size: {e}")),
+        }
+    }
+
+    // The point must be on the board and free, else ERROR (and nothing changes).
+    fn free_point(&self, p: Point, command: &str) -> Option<&Board> {
+        let Some(board) = &self.board else {
+            self.error(format!("{command} before START"));
+            return None;
+        };
+        if !board.contains(p) {
+            self.error(format!("{command}: {},{} is off the board", p.x, p.y));
+            return None;
+        }
+        if !board.is_empty_at(p) {
+            self.error(format!("{command}: {},{} is taken", p.x, p.y));
+            return None;
+        }
+        Some(board)
+    }
+
+    fn turn(&mut self, p: Point, scope: &'scope Scope<'scope, 'env>) {
+        let Some(board) = self.free_point(p, "TURN") else {
+            return;
+        };
+        let theirs = match self.own {
+            Some(own) => own.opponent(),
+            None => Color::of_ply(board.stone_count() as usize),
+        };
+        if let Some(board) = &mut self.board {
+            board.place(p, theirs).ok();
+        }
+        self.own = Some(theirs.opponent());
+        self.think(Job::Move, scope);
+    }
+
+    fn play(&mut self, p: Point) {
+        let Some(board) = self.free_point(p, "PLAY") else {
+            return;
+        };
+        let mine = self
+            .own
+            .unwrap_or_else(|| Color::of_ply(board.stone_count() as usize));
+        if let Some(board) = &mut self.board {
+            board.place(p, mine).ok();
+        }
+        self.own = Some(mine);
+        self.send(Response::Move(p));
+    }
+
+    fn takeback(&mut self, p: Point) {
+        let Some(board) = &mut self.board else {
+            self.error("TAKEBACK before START");
+            return;
+        };
+        if board.get(p).is_none() {
+            self.error(format!("TAKEBACK: no stone on {},{}", p.x, p.y));
+            return;
+        }
+        board.remove(p).ok();
+        self.send(Response::Ok);
+    }
+
+    // Replaces the position by a BOARD or YXBOARD block; false (after an ERROR) when the block
+    // does not fit the board, which then stays as it was.
+    fn set_board(&mut self, stones: &[Stone], command: &str) -> bool {
+        let Some(old) = &self.board else {
+            self.error(format!("{command} before START"));
+            return false;
+        };
+        let own_count = stones.iter().filter(|s| s.field == Field::Own).count();
+        // Marked stones (continuous game) count for the opponent: they block our lines, and
+        // over-rating the opponent is the safe mistake.
+        let their_count = stones.len() - own_count;
+        // The brain is the side to move, and black moves first: to move with fewer stones
+        // than the opponent makes it white, with as many (or more) black.
+        let own = if their_count > own_count {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut board = Board::new(old.size());
+        for s in stones {
+            let color = if s.field == Field::Own {
+                own
+            } else {
+                own.opponent()
+            };
+            if let Err(e) = board.place(s.point, color) {
+                self.error(format!(
+                    "{command}: {},{} cannot take a stone ({e})",
+                    s.point.x, s.point.y
+                ));
+                return false;
+            }
+        }
+        self.board = Some(board);
+        self.own = Some(own);
+        true
+    }
+
+    fn swap2(&mut self, points: Vec<Point>, scope: &'scope Scope<'scope, 'env>) {
+        let Some(old) = &self.board else {
+            self.error("SWAP2BOARD before START");
+            return;
+        };
+        if ![0, 3, 5].contains(&points.len()) {
+            self.error(format!(
+                "SWAP2BOARD: expected 0, 3 or 5 stones, got {}",
+                points.len()
+            ));
+            return;
+        }
+        let mut board = Board::new(old.size());
+        for (i, &p) in points.iter().enumerate() {
+            if let Err(e) = board.place(p, Color::of_ply(i)) {
+                self.error(format!("SWAP2BOARD: {},{}: {e}", p.x, p.y));
+                return;
+            }
+        }
+        self.board = Some(board);
+        self.own = None;
+        self.think(Job::Swap2(points.len()), scope);
+    }
+
+    fn hash_mb(&self) -> usize {
+        hash_mb(&self.settings, self.options.hash_mb)
+    }
+
+    fn time_control(&self) -> TimeControl {
+        let s = &self.settings;
+        let left = match s.time_left {
+            Some(t) if t >= UNLIMITED_TIME_LEFT => None,
+            Some(t) => Some(t.max(0) as u64),
+            // The protocol requires time_left when the match is timed; without it, count
+            // our own thinking time against timeout_match.
+            None => s.timeout_match.map(|m| m.saturating_sub(self.used_ms)),
+        };
+        TimeControl {
+            per_move: s.timeout_turn,
+            left,
+            increment: 0,
+        }
+    }
+
+    fn think(&mut self, job: Job, scope: &'scope Scope<'scope, 'env>) {
+        let Some(board) = &self.board else {
+            return;
+        };
+        if board
+            .size()
+            .area()
+            .is_some_and(|a| board.stone_count() >= a)
+        {
+            self.error("the board is full");
+            return;
+        }
+        let side = self
+            .own
+            .unwrap_or_else(|| Color::of_ply(board.stone_count() as usize));
+        let hash_mb = self.hash_mb();
+        let mut engine = self.engine.take().unwrap_or_else(|| Engine::new(hash_mb));
+        engine.set_hash_size(hash_mb);
+        let tc = self.time_control();
+        let level = self.settings.level;
+        let mut limits = level.limits(tc.budget());
+        if let Some(n) = self.settings.max_node {
+            limits.nodes = Some(limits.nodes.map_or(n, |m| m.min(n)));
+        }
+        if let Some(d) = self.settings.max_depth {
+            limits.depth = Some(limits.depth.map_or(d, |m| m.min(d)));
+        }
+        let task = Task {
+            job,
+            board: board.clone(),
+            rule: self.settings.rule,
+            side,
+            level,
+            tc,
+            limits,
+            seed: self
+                .options
+                .seed
+                .wrapping_add(u64::from(board.stone_count())),
+            hard_stop: hard_stop(&tc),
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let quiet = Arc::new(AtomicBool::new(false));
+        let (thread_stop, thread_quiet) = (Arc::clone(&stop), Arc::clone(&quiet));
+        let out = self.out;
+        let handle = scope.spawn(move || task.run(engine, out, &thread_stop, &thread_quiet));
+        self.search = Some(Running {
+            handle,
+            stop,
+            quiet,
+        });
+    }
+}
+
+/// The transposition table size: `INFO hash_size` (kilobytes, Yixin) when sent, never above
+/// half of `max_memory`; else a quarter of `max_memory` up to 256 MB; else the default.
+fn hash_mb(s: &Settings, default_mb: usize) -> usize {
+    let mb = match (s.hash_kb, s.max_memory) {
+        (Some(kb), Some(mem)) => (kb >> 10).min((mem / 2) >> 20),
+        (Some(kb), None) => kb >> 10,
+        (None, Some(mem)) => ((mem / 4) >> 20).min(MAX_HASH_FROM_MEMORY_MB),
+        (None, None) => default_mb as u64,
+    };
+    usize::try_from(mb).unwrap_or(usize::MAX).max(1)
+}
+
+/// When to stop a search whatever the engine's own clock says: a little before `timeout_turn`
+/// (10%, at least 30 ms, left for the answer to reach the manager) and never past half the
+/// match time left.
+fn hard_stop(tc: &TimeControl) -> Option<Duration> {
+    let turn = tc.per_move.map(|t| t.saturating_sub((t / 10).max(30)));
+    let match_cap = tc.left.map(|l| l / 2);
+    let ms = match (turn, match_cap) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    ms.map(|ms| Duration::from_millis(ms.max(10)))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Job {
+    // Answer one move (BEGIN, TURN, BOARD).
+    Move,
+    // Report the n best moves, then answer the best (YXNBEST).
+    NBest(u32),
+    // Answer the swap2 opening with this many stones on the board.
+    Swap2(usize),
+}
+
+// Everything a search needs, moved onto its thread.
+struct Task {
+    job: Job,
+    board: Board,
+    rule: Rule,
+    side: Color,
+    level: Level,
+    tc: TimeControl,
+    limits: Limits,
+    seed: u64,
+    hard_stop: Option<Duration>,
+}
+
+// A search's progress as a MESSAGE.
+fn report(info: &SearchInfo) -> SearchReport {
+    let best = info.lines.first();
+    let micros = info.elapsed.as_micros().max(1);
+    SearchReport {
+        depth: Some(info.depth),
+        seldepth: Some(info.seldepth),
+        eval: best.map(|l| l.score),
+        nodes: Some(info.nodes),
+        nps: Some(u64::try_from(u128::from(info.nodes) * 1_000_000 / micros).unwrap_or(u64::MAX)),
+        time_ms: Some(info.elapsed.as_millis() as u64),
+        pv: best.map(|l| l.moves.clone()).unwrap_or_default(),
+    }
+}
+
+// Whether `side` may put a stone on `p`: on the board, free, and not forbidden to black.
+fn playable(board: &Board, rule: Rule, side: Color, p: Point) -> bool {
+    board.contains(p)
+        && board.is_empty_at(p)
+        && !(rule.has_forbidden() && side == Color::Black && forbidden(board, p).is_some())
+}
+
+// A legal move when the search has none (stopped before its first iteration, or a position
+// it cannot read): next to a stone, else the centre, else the free point nearest the centre.
+fn fallback(board: &Board, rule: Rule, side: Color) -> Option<Point> {
+    let ok = |p: Point| playable(board, rule, side, p);
+    for (s, _) in board.stones() {
+        for (dx, dy) in [
+            (1, 0),
+            (0, 1),
+            (1, 1),
+            (-1, 1),
+            (-1, 0),
+            (0, -1),
+            (-1, -1),
+            (1, -1),
+        ] {
+            if ok(s.offset(dx, dy)) {
+                return Some(s.offset(dx, dy));
+            }
+        }
+    }
+    let centre = board.size().center();
+    if ok(centre) {
+        return Some(centre);
+    }
+    board
+        .size()
+        .points()
+        .filter(|&p| ok(p))
+        .min_by_key(|p| p.chebyshev(centre))
+}
+
+impl Task {
+    fn run<W: Write>(
+        self,
+        mut engine: Engine,
+        out: &Output<W>,
+        stop: &AtomicBool,
+        quiet: &AtomicBool,
+    ) -> Finished {
+        let started = Instant::now();
+        let (place, own) = thread::scope(|s| {
+            // The hard stop: a timer that sets the stop flag unless the search ends first
+            // (dropping `done` wakes it).
+            let (done, wake) = mpsc::channel::<()>();
+            if let Some(limit) = self.hard_stop {
+                s.spawn(move || {
+                    if wake.recv_timeout(limit) == Err(RecvTimeoutError::Timeout) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                });
+            }
+            let say = |r: Response| {
+                if !quiet.load(Ordering::Relaxed) {
+                    out.send(&r);
+                }
+            };
+            let result = match self.job {
+                Job::Move | Job::NBest(_) => self.answer_move(&mut engine, stop, &say),
+                Job::Swap2(n) => self.answer_swap2(n, &mut engine, stop, &say),
+            };
+            drop(done);
+            result
+        });
+        Finished {
+            engine,
+            place,
+            own,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    fn answer_move(
+        &self,
+        engine: &mut Engine,
+        stop: &AtomicBool,
+        say: &dyn Fn(Response),
+    ) -> (Vec<(Point, Color)>, Option<Color>) {
+        let (board, rule, side) = (&self.board, self.rule, self.side);
+        let best = if let (Level::Beginner | Level::Intermediate, Job::Move) =
+            (self.level, self.job)
+        {
+            // The lower levels' human-like choices live in Engine::play.
+            let game = Game::from_position(board.clone(), rule, side);
+            engine.play(&game, self.level, &self.tc, self.seed, stop)
+        } else {
+            let mut limits = self.limits;
+            if let Job::NBest(n) = self.job {
+                limits.multipv = n as usize;
+            }
+            let mut on_info = |info: &SearchInfo| say(Response::Message(report(info).to_string()));
+            let result = engine.search(board, rule, side, &limits, stop, &mut on_info);
+            if let Job::NBest(n) = self.job {
+                // A search cut short mid-iteration may promote a line whose first move another
+                // line already has: each move is reported once, at its best.
+                let mut seen: Vec<Point> = Vec::new();
+                let lines: Vec<&tengen_engine::Line> = result
+                    .lines
+                    .iter()
+                    .filter(|l| match l.moves.first() {
+                        Some(&p) if !seen.contains(&p) => {
+                            seen.push(p);
+                            true
+                        }
+                        _ => false,
+                    })
+                    .collect();
+                for (i, line) in lines.iter().enumerate() {
+                    let r = SearchReport {
+                        depth: Some(result.depth),
+                        eval: Some(line.score),
+                        pv: line.moves.clone(),
+                        ..SearchReport::default()
+                    };
+                    say(Response::Message(format!("nbest {}/{n} {r}", i + 1)));
+                }
+            }
+            result.best()
+        };
+        let chosen = best
+            .filter(|&p| playable(board, rule, side, p))
+            .or_else(|| fallback(board, rule, side));
+        match chosen {
+            Some(p) => {
+                say(Response::Move(p));
+                (vec![(p, side)], Some(side))
+            }
+            None => {
+                say(Response::Error("no legal move".into()));
+                (Vec::new(), Some(side))
+            }
+        }
+    }
+
+    // One search for `side` on `board` with a share of the time; the best lines.
+    fn probe(
+        &self,
+        engine: &mut Engine,
+        board: &Board,
+        side: Color,
+        share: u32,
+        multipv: usize,
+        stop: &AtomicBool,
+    ) -> Vec<tengen_engine::Line> {
+        let mut limits = self.limits;
+        limits.time = limits.time.map(|t| t / share.max(1));
+        limits.multipv = multipv;
+        let result = engine.search(board, self.rule, side, &limits, stop, &mut |_| {});
+        result
+            .lines
+            .into_iter()
+            .filter(|l| {
+                l.moves
+                    .first()
+                    .is_some_and(|&p| playable(board, self.rule, side, p))
+            })
+            .collect()
+    }
+
+    // Swap2 (the Gomocup SWAP2BOARD convention): with no stones, place three (black, white,
+    // black) that leave the game as balanced as the engine can tell, since the opponent then
+    // picks a side. With three, white is to move: stay white and answer a move when white
+    // stands clearly better, answer SWAP (take black) when black does, and otherwise place a
+    // white and a black stone that keep the balance, handing the choice back. With five, take
+    // the better side: a move as white, or SWAP for black.
+    fn answer_swap2(
+        &self,
+        stones: usize,
+        engine: &mut Engine,
+        stop: &AtomicBool,
+        say: &dyn Fn(Response),
+    ) -> (Vec<(Point, Color)>, Option<Color>) {
+        // Within this many evaluation units of even, a position counts as balanced.
+        const BALANCED: i32 = 60;
+        let board = &self.board;
+        match stones {
+            0 => {
+                let picked = self.balanced_opening(engine, stop, say);
+                let place: Vec<(Point, Color)> = picked
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p)| (p, Color::of_ply(i)))
+                    .collect();
+                say(Response::Moves(picked));
+                (place, None)
+            }
+            3 => {
+                let lines = self.probe(engine, board, Color::White, 3, 1, stop);
+                let first = lines.first();
+                let white_move = first
+                    .and_then(|l| l.moves.first().copied())
+                    .or_else(|| fallback(board, self.rule, Color::White));
+                let score = first.map_or(Score::Eval(0), |l| l.score);
+                let Some(w) = white_move else {
+                    say(Response::Swap);
+                    return (Vec::new(), Some(Color::Black));
+                };
+                let value = score.value();
+                say(Response::Message(format!(
+                    "swap2: white to move, eval {}",
+                    ScoreText(score)
+                )));
+                if value > BALANCED {
+                    say(Response::Move(w));
+                    return (vec![(w, Color::White)], Some(Color::White));
+                }
+                if value < -BALANCED {
+                    say(Response::Swap);
+                    return (Vec::new(), Some(Color::Black));
+                }
+                // Balanced: add white's best move and the black reply that keeps it closest to
+                // even, and let the opponent choose.
+                let mut after = board.clone();
+                after.place(w, Color::White).ok();
+                let replies = self.probe(engine, &after, Color::Black, 3, 4, stop);
+                let pick = replies
+                    .iter()
+                    .filter(|l| !l.score.is_decisive())
+                    .min_by_key(|l| l.score.value().abs())
+                    .and_then(|l| l.moves.first().copied());
+                match pick {
+                    Some(b) => {
+                        say(Response::Moves(vec![w, b]));
+                        (vec![(w, Color::White), (b, Color::Black)], None)
+                    }
+                    None if value >= 0 => {
+                        say(Response::Move(w));
+                        (vec![(w, Color::White)], Some(Color::White))
+                    }
+                    None => {
+                        say(Response::Swap);
+                        (Vec::new(), Some(Color::Black))
+                    }
+                }
+            }
+            _ => {
+                let lines = self.probe(engine, board, Color::White, 1, 1, stop);
+                let first = lines.first();
+                let white_move = first
+                    .and_then(|l| l.moves.first().copied())
+                    .or_else(|| fallback(board, self.rule, Color::White));
+                let score = first.map_or(Score::Eval(0), |l| l.score);
+                let value = score.value();
+                say(Response::Message(format!(
+                    "swap2: white to move, eval {}",
+                    ScoreText(score)
+                )));
+                match white_move {
+                    Some(w) if value >= 0 => {
+                        say(Response::Move(w));
+                        (vec![(w, Color::White)], Some(Color::White))
+                    }
+                    _ => {
+                        say(Response::Swap);
+                        (Vec::new(), Some(Color::Black))
+                    }
+                }
+            }
+        }
+    }
+
+    // Three opening stones (black, white, black) near the centre whose position, white to
+    // move, the engine finds closest to even.
+    fn balanced_opening(
+        &self,
+        engine: &mut Engine,
+        stop: &AtomicBool,
+        say: &dyn Fn(Response),
+    ) -> Vec<Point> {
+        const SHAPES: [[(i32, i32); 3]; 6] = [
+            [(0, 0), (1, -1), (2, 0)],
+            [(0, 0), (0, 1), (2, 2)],
+            [(0, 0), (1, 1), (-1, 2)],
+            [(0, 0), (2, 0), (1, 2)],
+            [(0, 0), (-1, 1), (2, 1)],
+            [(0, 0), (3, 0), (1, 1)],
+        ];
+        let size = self.board.size();
+        let centre = size.center();
+        let candidates: Vec<Vec<Point>> = SHAPES
+            .iter()
+            .map(|shape| {
+                shape
+                    .iter()
+                    .map(|&(dx, dy)| centre.offset(dx, dy))
+                    .collect::<Vec<_>>()
+            })
+            .filter(|pts| pts.iter().all(|&p| size.contains(p)))
+            .collect();
+        let share = candidates.len() as u32 + 1;
+        let mut best: Option<(i32, Vec<Point>)> = None;
+        for pts in candidates {
+            let mut b = Board::new(size);
+            for (i, &p) in pts.iter().enumerate() {
+                b.place(p, Color::of_ply(i)).ok();
+            }
+            let lines = self.probe(engine, &b, Color::White, share, 1, stop);
+            let imbalance = lines.first().map_or(i32::MAX, |l| l.score.value().abs());
+            if let Some(l) = lines.first() {
+                say(Response::Message(format!(
+                    "swap2: opening {} white to move, eval {}",
+                    pts.iter()
+                        .map(|&p| PointText(p).to_string())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    ScoreText(l.score)
+                )));
+            }
+            if best.as_ref().is_none_or(|(v, _)| imbalance < *v) {
+                best = Some((imbalance, pts));
+            }
+        }
+        // Every board is at least 5x5, so the first shape (within two points of the centre)
+        // always fits; the literal is only for the type checker.
+        best.map(|(_, pts)| pts)
+            .unwrap_or_else(|| vec![centre, centre.offset(1, -1), centre.offset(2, 0)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hard_stop_leaves_a_margin() {
+        let tc = |per_move, left| TimeControl {
+            per_move,
+            left,
+            increment: 0,
+        };
+        assert_eq!(hard_stop(&tc(None, None)), None);
+        assert_eq!(
+            hard_stop(&tc(Some(1000), None)),
+            Some(Duration::from_millis(900))
+        );
+        assert_eq!(
+            hard_stop(&tc(Some(300), None)),
+            Some(Duration::from_millis(270))
+        );
+        assert_eq!(
+            hard_stop(&tc(Some(0), None)),
+            Some(Duration::from_millis(10))
+        );
+        assert_eq!(
+            hard_stop(&tc(Some(10_000), Some(4_000))),
+            Some(Duration::from_millis(2_000))
+        );
+    }
+
+    #[test]
+    fn hash_follows_max_memory_and_hash_size() {
+        let mut s = Settings {
+            timeout_turn: None,
+            timeout_match: None,
+            time_left: None,
+            max_memory: None,
+            hash_kb: None,
+            max_node: None,
+            max_depth: None,
+            rule: Rule::Freestyle,
+            level: Level::Master,
+        };
+        assert_eq!(hash_mb(&s, 64), 64);
+        s.max_memory = Some(83_886_080); // 80 MB
+        assert_eq!(hash_mb(&s, 64), 20);
+        s.max_memory = Some(4 << 30);
+        assert_eq!(hash_mb(&s, 64), 256);
+        s.max_memory = Some(1 << 20);
+        assert_eq!(hash_mb(&s, 64), 1);
+        s.hash_kb = Some(128 << 10);
+        s.max_memory = None;
+        assert_eq!(hash_mb(&s, 64), 128);
+        s.max_memory = Some(100 << 20);
+        assert_eq!(hash_mb(&s, 64), 50);
+    }
+
+    #[test]
+    fn fallback_finds_a_legal_point() {
+        let size = BoardSize::square(5).expect("5 is a valid size");
+        let mut b = Board::new(size);
+        assert_eq!(
+            fallback(&b, Rule::Freestyle, Color::Black),
+            Some(size.center())
+        );
+        b.place(Point::new(0, 0), Color::White).expect("free");
+        let p = fallback(&b, Rule::Freestyle, Color::Black).expect("a point");
+        assert_eq!(p.chebyshev(Point::new(0, 0)), 1);
+        for p in size.points() {
+            b.place(p, Color::Black).ok();
+        }
+        assert_eq!(fallback(&b, Rule::Freestyle, Color::Black), None);
+    }
+}

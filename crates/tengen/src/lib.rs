@@ -1,0 +1,4 @@
+//! The library behind the `tengen` command line: each subcommand's work, apart from argument
+//! parsing and printing, so that it can be tested without a process.
+
+pub mod referee;

@@ -1,0 +1,157 @@
+//! Runs the real `tengen referee` binary over pipes.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn referee(args: &[&str], stdin: &str) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .arg("referee")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tengen starts");
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(stdin.as_bytes())
+        .expect("stdin written");
+    let out = child.wait_with_output().expect("tengen ends");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn judged(args: &[&str], stdin: &str) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let run = referee(&all, stdin);
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("one JSON object")
+}
+
+fn example(name: &str) -> String {
+    format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn five_in_a_row_wins() {
+    let j = judged(&[&example("freestyle-five.txt")], "");
+    assert_eq!(j["rule"], "freestyle");
+    assert_eq!(j["moves"], 9);
+    assert_eq!(j["result"], "black");
+    assert_eq!(j["reason"], "five");
+    assert_eq!(j["winning_line"], json!(["h8", "i8", "j8", "k8", "l8"]));
+    assert_eq!(j["to_move"], Value::Null);
+    assert_eq!(j["forbidden"], json!([]));
+}
+
+#[test]
+fn forbidden_move_loses_under_renju() {
+    let j = judged(&["--rule", "renju", &example("renju-double-three.txt")], "");
+    assert_eq!(j["result"], "white");
+    assert_eq!(j["reason"], "forbidden");
+    assert_eq!(j["forbidden_kind"], "double_three");
+    assert_eq!(j["winning_line"], Value::Null);
+    // The same moves under freestyle are an ordinary game in progress.
+    let j = judged(&[&example("renju-double-three.txt")], "");
+    assert_eq!(j["result"], "ongoing");
+    assert_eq!(j["to_move"], "white");
+}
+
+#[test]
+fn lists_black_forbidden_points_when_black_is_to_move() {
+    let j = judged(&["--rule", "renju"], "g8 a1 i8 a3 h9 a5 h7 a7");
+    assert_eq!(j["result"], "ongoing");
+    assert_eq!(j["reason"], Value::Null);
+    assert_eq!(j["to_move"], "black");
+    assert_eq!(
+        j["forbidden"],
+        json!([{"point": "h8", "reason": "double_three"}])
+    );
+    let text = referee(&["--rule", "renju"], "g8 a1 i8 a3 h9 a5 h7 a7");
+    assert!(
+        text.stdout
+            .contains("Forbidden for black: h8 (double-three)"),
+        "{}",
+        text.stdout
+    );
+    // White to move: white has none.
+    let j = judged(&["--rule", "renju"], "g8 a1 i8 a3 h9 a5 h7");
+    assert_eq!(j["forbidden"], json!([]));
+}
+
+#[test]
+fn illegal_move_names_its_number_and_exits_2() {
+    let run = referee(&[], "h8 i9 h8");
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("move 3"), "{}", run.stderr);
+    assert!(run.stderr.contains("occupied"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    let run = referee(&[], "h8 i9 j10 p3");
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("p3"), "{}", run.stderr);
+    // A move after the game ended is illegal too.
+    let run = referee(&[], "h8 h9 i8 i9 j8 j9 k8 k9 l8 l9");
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("move 10"), "{}", run.stderr);
+}
+
+#[test]
+fn unreadable_input_exits_2() {
+    for bad in [
+        "h8 what",
+        "(;GM[4]SZ[15];B[hh",
+        "Piskvorky 15x15, 11:11, 0\n8,8,0\n99,99,0\n", "Piskvorky 0x0, 1:1, 0\n",
+    ] {
+        let run = referee(&[], bad);
+        assert_eq!(run.code, Some(2), "{bad:?}: {}", run.stdout);
+        assert!(!run.stderr.is_empty());
+    }
+    let run = referee(&["/no/such/file.psq"], "");
+    assert_ne!(run.code, Some(0));
+    assert!(run.stderr.contains("/no/such/file.psq"), "{}", run.stderr);
+}
+
+#[test]
+fn other_formats_and_boards() {
+    // Piskvork: 1-based x,y from the top-left; 8,8 is h8 on 15x15.
+    let psq = "Piskvorky 15x15, 11:11, 0\n8,8,0\n8,7,0\n9,8,0\n";
+    let j = judged(&[], psq);
+    assert_eq!(
+        (j["moves"].clone(), j["to_move"].clone()),
+        (json!(3), json!("white"))
+    );
+    let sgf = "(;GM[4]FF[4]SZ[15]RU[renju];B[hh];W[hg];B[ih])";
+    let j = judged(&[], sgf);
+    assert_eq!(j["rule"], "renju");
+    assert_eq!(j["moves"], 3);
+    let j = judged(&["--size", "16x14"], "p14 a1 o14 b1 n14 c1 m14 d1 l14");
+    assert_eq!(j["result"], "black");
+    assert_eq!(j["size"], "16x14");
+    assert_eq!(
+        j["winning_line"],
+        json!(["l14", "m14", "n14", "o14", "p14"])
+    );
+    let j = judged(
+        &["--size", "unbounded"],
+        "0,0 0,1 -1,0 -1,1 -2,0 -2,1 -3,0 -3,1 -4,0",
+    );
+    assert_eq!(j["result"], "black");
+    assert_eq!(
+        j["winning_line"],
+        json!(["-4,0", "-3,0", "-2,0", "-1,0", "0,0"])
+    );
+}
