@@ -80,3 +80,35 @@ pub fn bench(depth: u32) -> BenchReport {
         elapsed: start.elapsed(),
     }
 }
+
+/// The engine's own position, exposed so that benchmarks can time its parts one by one.
+#[derive(Clone, Debug)]
+pub struct BenchPosition(crate::position::Position);
+
+impl BenchPosition {
+    /// The position of `board` with `side` to move.
+    pub fn new(
+        board: &tengen_rules::Board,
+        rule: Rule,
+        side: tengen_rules::Color,
+    ) -> BenchPosition {
+        BenchPosition(crate::position::Position::new(board, rule, side))
+    }
+
+    /// Plays `p` (which must be empty) and takes it back: the incremental pattern update, twice.
+    pub fn make_unmake(&mut self, p: tengen_rules::Point) {
+        if let Some(sq) = self.0.sq(p).filter(|&sq| self.0.is_empty(sq)) {
+            self.0.make(sq);
+            self.0.unmake();
+        }
+    }
+
+    /// Generates the moves for the side to move; returns how many.
+    pub fn generate(&mut self) -> usize {
+        let mut scratch = Vec::new();
+        match crate::search::generate(&mut self.0, &mut scratch) {
+            crate::search::Gen::Moves(m, _) => m.len(),
+            _ => 1,
+        }
+    }
+}

@@ -240,6 +240,27 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Looks for a victory by continuous threats (fours and open threes) for the side to move,
+    /// using at most `max_threes` open threes. Returns the first threat and the line played
+    /// against the first defence tried (every defence loses).
+    pub fn find_vct(
+        &mut self,
+        board: &Board,
+        rule: Rule,
+        side: Color,
+        max_threes: u32,
+        limits: &Limits,
+        stop: &AtomicBool,
+    ) -> Option<Vec<Point>> {
+        let pos = Position::new(board, rule, side);
+        let mut s = Searcher::new(pos, &mut self.tt, *limits, stop);
+        let mut line = Vec::new();
+        (s.vct(max_threes, &mut line) && !s.aborted)
+            .then(|| line.iter().map(|&sq| s.pos.point(sq)).collect())
+    }
+}
+
 impl SearchResult {
     fn with_depth(mut self, s: &Searcher<'_>) -> SearchResult {
         self.depth = s.completed_depth;

@@ -85,45 +85,47 @@ const UNKNOWN: u8 = 0xff;
 
 struct Table(Box<[AtomicU8]>);
 
-static TABLES: [[OnceLock<Table>; 2]; 3] = [
-    [OnceLock::new(), OnceLock::new()],
-    [OnceLock::new(), OnceLock::new()],
-    [OnceLock::new(), OnceLock::new()],
-];
+static TABLES: [OnceLock<Table>; 9] = [const { OnceLock::new() }; 9];
 
-/// A handle to the pattern table of one kind of five and one colour.
+/// A handle to the pattern table of one rule: each entry holds black's pattern in its low four
+/// bits and white's in its high four, so one lookup (one cache line) serves both colours.
 #[derive(Clone, Copy)]
 pub(crate) struct PatTable {
     table: &'static Table,
-    kind: FiveKind,
-    own: u8,
+    kinds: [FiveKind; 2],
 }
 
 impl std::fmt::Debug for PatTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "PatTable({:?}, {})", self.kind, self.own)
+        write!(f, "PatTable({:?})", self.kinds)
     }
 }
 
 impl PatTable {
-    /// The table for `own` (BLACK or WHITE) under `kind`.
-    pub(crate) fn get(kind: FiveKind, own: u8) -> PatTable {
-        let slot = &TABLES[kind.index()][(own - 1) as usize];
+    /// The table for black's and white's kinds of five.
+    pub(crate) fn get(black: FiveKind, white: FiveKind) -> PatTable {
+        let slot = &TABLES[black.index() * 3 + white.index()];
         let table = slot.get_or_init(|| Table((0..KEYS).map(|_| AtomicU8::new(UNKNOWN)).collect()));
-        PatTable { table, kind, own }
+        PatTable {
+            table,
+            kinds: [black, white],
+        }
     }
 
-    /// The pattern for `key`, classified on first use. Races only ever store the same value.
+    /// Black's and white's patterns for `key`, classified on first use. Races only ever store
+    /// the same value.
     #[inline]
-    pub(crate) fn lookup(&self, key: u32) -> Pat {
+    pub(crate) fn lookup(&self, key: u32) -> [Pat; 2] {
         let slot = &self.table.0[key as usize & (KEYS - 1)];
-        let v = slot.load(Ordering::Relaxed);
-        if v != UNKNOWN {
-            return PATS[v as usize];
+        let mut v = slot.load(Ordering::Relaxed);
+        if v == UNKNOWN {
+            let w = decode(key);
+            let b = classify(&w, BLACK, self.kinds[0]) as u8;
+            let wh = classify(&w, WHITE, self.kinds[1]) as u8;
+            v = b | wh << 4;
+            slot.store(v, Ordering::Relaxed);
         }
-        let p = classify(&decode(key), self.own, self.kind);
-        slot.store(p as u8, Ordering::Relaxed);
-        p
+        [PATS[(v & 15) as usize], PATS[(v >> 4) as usize]]
     }
 }
 
@@ -297,10 +299,11 @@ mod tests {
 
     #[test]
     fn lookup_matches_classify() {
-        let t = PatTable::get(FiveKind::Exactly, WHITE);
+        let t = PatTable::get(FiveKind::Exactly, FiveKind::AtLeast);
         let key =
             (WHITE as u32) << shift(1) | (WHITE as u32) << shift(-1) | (WHITE as u32) << shift(2);
-        assert_eq!(t.lookup(key), Pat::FourOpen);
-        assert_eq!(t.lookup(key), Pat::FourOpen);
+        // Three white stones around the point: white makes a straight four, black nothing.
+        assert_eq!(t.lookup(key), [Pat::None, Pat::FourOpen]);
+        assert_eq!(t.lookup(key), [Pat::None, Pat::FourOpen]);
     }
 }

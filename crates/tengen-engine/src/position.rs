@@ -66,7 +66,12 @@ pub(crate) struct Position {
     near_index: Vec<u32>,
     /// Sum of pattern weights over empty cells, per colour: the evaluation's raw material.
     score: [i32; 2],
-    tables: [PatTable; 2],
+    /// Per colour, how many (empty cell, direction) pairs make a five, and a four: a zero lets
+    /// threat searches stop without looking at a single cell.
+    fives: [u32; 2],
+    fours: [u32; 2],
+    open_fours: [u32; 2],
+    table: PatTable,
     /// Steps between neighbours along the four directions.
     pub(crate) deltas: [isize; 4],
     side: Color,
@@ -115,10 +120,10 @@ impl Position {
             near_list: Vec::new(),
             near_index: vec![u32::MAX; n],
             score: [0; 2],
-            tables: [
-                PatTable::get(kind_of(Color::Black), BLACK),
-                PatTable::get(kind_of(Color::White), WHITE),
-            ],
+            fives: [0; 2],
+            fours: [0; 2],
+            open_fours: [0; 2],
+            table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
             hash: 0,
@@ -258,11 +263,13 @@ impl Position {
     #[inline]
     fn set_pats(&mut self, sq: Sq, d: usize) {
         let key = self.keys[sq * 4 + d];
-        for c in 0..2 {
+        let both = self.table.lookup(key);
+        for (c, new) in both.into_iter().enumerate() {
             let slot = (sq * 2 + c) * 4 + d;
-            let new = self.tables[c].lookup(key);
             let old = std::mem::replace(&mut self.pats[slot], new);
             self.score[c] += WEIGHT[new as usize] - WEIGHT[old as usize];
+            self.count(c, old, -1);
+            self.count(c, new, 1);
         }
     }
 
@@ -279,8 +286,41 @@ impl Position {
                 let slot = (sq * 2 + c) * 4 + d;
                 let old = std::mem::replace(&mut self.pats[slot], Pat::None);
                 self.score[c] -= WEIGHT[old as usize];
+                self.count(c, old, -1);
             }
         }
+    }
+
+    #[inline]
+    fn count(&mut self, c: usize, p: Pat, by: i32) {
+        match p {
+            Pat::Five => self.fives[c] = self.fives[c].wrapping_add_signed(by),
+            Pat::Four | Pat::FourDouble => self.fours[c] = self.fours[c].wrapping_add_signed(by),
+            Pat::FourOpen => {
+                self.fours[c] = self.fours[c].wrapping_add_signed(by);
+                self.open_fours[c] = self.open_fours[c].wrapping_add_signed(by);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `c` has a five to make somewhere.
+    #[inline]
+    pub(crate) fn has_five(&self, c: Color) -> bool {
+        self.fives[ci(c)] > 0
+    }
+
+    /// Whether `c` may have a four to make somewhere (for black under renju, perhaps only on
+    /// forbidden points).
+    #[inline]
+    pub(crate) fn may_have_four(&self, c: Color) -> bool {
+        self.fours[ci(c)] > 0
+    }
+
+    /// Whether `c` may have a straight four to make somewhere.
+    #[inline]
+    pub(crate) fn may_have_open_four(&self, c: Color) -> bool {
+        self.open_fours[ci(c)] > 0
     }
 
     /// Sum of pattern weights of `c` over the empty cells.

@@ -87,7 +87,14 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     match op_fives.as_slice() {
         [] => {}
         [f] if moves.iter().any(|m| m.0 == *f) => return Gen::Moves(vec![(*f, 0)], Forced::Four),
-        _ => return Gen::Lost(moves.first().map(|m| m.0)),
+        // Show a block of one of the fives when there is a legal one: the line reads naturally.
+        _ => {
+            let block = op_fives
+                .iter()
+                .copied()
+                .find(|f| moves.iter().any(|m| m.0 == *f));
+            return Gen::Lost(block.or(moves.first().map(|m| m.0)));
+        }
     }
     if let Some(sq) = my_flex {
         return Gen::FlexFour(sq);
@@ -103,11 +110,11 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         let deltas = pos.deltas;
         moves.retain(|(sq, a, _)| a.any_four() || *sq == f || on_lines(f, *sq, &deltas));
     }
-    let mut scored: Vec<(Sq, i32)> = moves
+    let scored: Vec<(Sq, i32)> = moves
         .into_iter()
         .map(|(sq, a, b)| (sq, a.weight + b.weight * 4 / 5))
         .collect();
-    scored.sort_by_key(|m| std::cmp::Reverse(m.1));
+    // Callers sort, after adding what they know (table move, killers, history).
     Gen::Moves(scored, forced)
 }
 
@@ -141,7 +148,14 @@ pub(crate) struct Searcher<'a> {
     pub completed_depth: u32,
     /// How far the VCF at the leaves looks (attacker moves); 0 turns it off.
     pub leaf_vcf: u32,
+    /// How many open threes the VCT tried at the root may use; 0 turns it off.
+    pub root_vct: u32,
+    /// A temporary node budget for one phase of the search (the root VCT).
+    node_cap: Option<u64>,
 }
+
+/// Nodes the root VCT may spend before the main search takes over.
+const ROOT_VCT_NODES: u64 = 150_000;
 
 impl<'a> Searcher<'a> {
     pub(crate) fn new(
@@ -166,6 +180,12 @@ impl<'a> Searcher<'a> {
             seldepth: 0,
             completed_depth: 0,
             leaf_vcf: 6,
+            root_vct: if limits.depth.is_some_and(|d| d <= 4) {
+                0
+            } else {
+                3
+            },
+            node_cap: None,
         }
     }
 
@@ -177,7 +197,9 @@ impl<'a> Searcher<'a> {
     // limit is checked at every node so that a search under it repeats exactly.
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+        if self.limits.nodes.is_some_and(|n| self.nodes >= n)
+            || self.node_cap.is_some_and(|n| self.nodes >= n)
+        {
             self.aborted = true;
         } else if self.nodes & 1023 == 0 {
             if self.stop.load(Ordering::Relaxed) {
@@ -215,6 +237,18 @@ impl<'a> Searcher<'a> {
         let best_possible = WIN - (ply as i32 + 1);
         if alpha >= best_possible {
             return alpha;
+        }
+        // Step 2b: at the horizon most positions hold no five to make and no open four for the
+        // opponent to make; the counters say so without generating a move, and such a leaf
+        // needs only the VCF probe and the evaluation (Step 5).
+        let me = self.pos.side();
+        let op = me.opponent();
+        if depth <= 0
+            && !self.pos.has_five(me)
+            && !self.pos.has_five(op)
+            && (depth <= -2 || !self.pos.may_have_open_four(op))
+        {
+            return self.leaf(ply, pv);
         }
         // Step 3: threats decide before any search: a five wins, two opposing fives lose, a
         // straight four (with no five to answer) wins in three.
@@ -270,15 +304,7 @@ impl<'a> Searcher<'a> {
             Forced::Three => depth <= -2,
         };
         if horizon {
-            if self.leaf_vcf > 0 {
-                let mut line = Vec::new();
-                if self.vcf(self.leaf_vcf, &mut line) {
-                    let score = WIN - (ply as i32 + line.len() as i32);
-                    pv.extend(line);
-                    return score;
-                }
-            }
-            return evaluate(&self.pos);
+            return self.leaf(ply, pv);
         }
         // Step 6: move ordering: the table's move, then killers, then pattern weight + history.
         let killers = self.killers[ply.min(MAX_PLY)];
@@ -372,6 +398,20 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    // Step 5 (the leaf): a VCF for the side to move is a proven win; otherwise the static
+    // evaluation stands.
+    fn leaf(&mut self, ply: usize, pv: &mut Vec<Sq>) -> i32 {
+        if self.leaf_vcf > 0 {
+            let mut line = Vec::new();
+            if self.vcf(self.leaf_vcf, &mut line) {
+                let score = WIN - (ply as i32 + line.len() as i32);
+                pv.extend(line);
+                return score;
+            }
+        }
+        evaluate(&self.pos)
+    }
+
     /// Victory by continuous fours for the side to move, within `depth` own moves. On success
     /// `line` holds the attacker's and defender's moves up to and including the five.
     pub(crate) fn vcf(&mut self, depth: u32, line: &mut Vec<Sq>) -> bool {
@@ -390,6 +430,10 @@ impl<'a> Searcher<'a> {
     fn vcf_inner(&mut self, attacker: Color, depth: u32, line: &mut Vec<Sq>) -> bool {
         line.clear();
         if self.tick() {
+            return false;
+        }
+        // Without a five or a four to make, there is no VCF: the common case, decided at once.
+        if !self.pos.has_five(attacker) && !self.pos.may_have_four(attacker) {
             return false;
         }
         let defender = attacker.opponent();
@@ -496,19 +540,179 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    fn defender_has_five(&mut self, defender: Color) -> bool {
-        let cells: Vec<Sq> = self
-            .pos
+    /// Victory by continuous threats (fours and open threes) for the side to move, within
+    /// `depth` own threats beyond its fours. On success `line` holds the first threat and, after
+    /// it, the line played against the first of the defences (every defence loses).
+    pub(crate) fn vct(&mut self, depth: u32, line: &mut Vec<Sq>) -> bool {
+        let attacker = self.pos.side();
+        self.attack(attacker, depth, line)
+    }
+
+    fn empty_near(&self) -> Vec<Sq> {
+        self.pos
             .near_cells()
             .iter()
             .copied()
             .filter(|&s| self.pos.is_empty(s))
+            .collect()
+    }
+
+    // Attacker to move.
+    fn attack(&mut self, attacker: Color, depth: u32, line: &mut Vec<Sq>) -> bool {
+        line.clear();
+        if self.tick() {
+            return false;
+        }
+        let defender = attacker.opponent();
+        let cells = self.empty_near();
+        let mut def_fives = Vec::new();
+        let mut def_flex = false;
+        let mut threats: Vec<(Sq, i32)> = Vec::new();
+        for &sq in &cells {
+            let a = info(&mut self.pos, sq, attacker);
+            if a.five {
+                line.push(sq);
+                return true;
+            }
+            let b = info(&mut self.pos, sq, defender);
+            if b.five {
+                def_fives.push(sq);
+            }
+            def_flex |= b.flex_four();
+            if !a.forbidden && (a.fours > 0 || a.threes > 0) {
+                threats.push((sq, a.weight));
+            }
+        }
+        // Step 1: a five threatened by the defender must be blocked first; the block may itself
+        // be a threat, which the defender must then answer.
+        match def_fives.as_slice() {
+            [] => {}
+            [f] => {
+                let f = *f;
+                if info(&mut self.pos, f, attacker).forbidden {
+                    return false;
+                }
+                self.pos.make(f);
+                let mut sub = Vec::new();
+                let won = self.defend(attacker, depth, &mut sub);
+                self.pos.unmake();
+                if won {
+                    line.push(f);
+                    line.append(&mut sub);
+                }
+                return won;
+            }
+            _ => return false,
+        }
+        // Step 2: fours alone may already win.
+        let mut sub = Vec::new();
+        if self.vcf(depth.max(1) * 4, &mut sub) {
+            line.append(&mut sub);
+            return true;
+        }
+        // Step 3: an open three is too slow against a defender who can make an open four.
+        if depth == 0 || def_flex {
+            return false;
+        }
+        // Step 4: every threat, most promising first; one that no defence refutes wins.
+        threats.sort_by_key(|t| std::cmp::Reverse(t.1));
+        threats.truncate(24);
+        for (sq, _) in threats {
+            self.pos.make(sq);
+            let won = self.defend(attacker, depth - 1, &mut sub);
+            self.pos.unmake();
+            if self.aborted {
+                return false;
+            }
+            if won {
+                line.push(sq);
+                line.append(&mut sub);
+                return true;
+            }
+        }
+        false
+    }
+
+    // Defender to move after a threat; true when every defence loses.
+    fn defend(&mut self, attacker: Color, depth: u32, line: &mut Vec<Sq>) -> bool {
+        line.clear();
+        if self.tick() {
+            return false;
+        }
+        let defender = attacker.opponent();
+        let cells = self.empty_near();
+        let mut att_fives = Vec::new();
+        let mut att_flex = None;
+        let mut counter_fours = Vec::new();
+        for &sq in &cells {
+            let b = info(&mut self.pos, sq, defender);
+            if b.five {
+                return false;
+            }
+            let a = info(&mut self.pos, sq, attacker);
+            if a.five {
+                att_fives.push(sq);
+            }
+            if a.flex_four() && att_flex.is_none() {
+                att_flex = Some(sq);
+            }
+            if b.any_four() {
+                counter_fours.push(sq);
+            }
+        }
+        let mut sub = Vec::new();
+        // Step 1: a four must be blocked on its one point (black may be unable to).
+        match att_fives.as_slice() {
+            [] => {}
+            [f] => {
+                let f = *f;
+                if info(&mut self.pos, f, defender).forbidden {
+                    return true;
+                }
+                self.pos.make(f);
+                let won = self.attack(attacker, depth, &mut sub);
+                self.pos.unmake();
+                if won {
+                    line.push(f);
+                    line.append(&mut sub);
+                }
+                return won;
+            }
+            _ => return true,
+        }
+        // Step 2: no open-four threat left: the attack has fizzled.
+        let Some(f) = att_flex else {
+            return false;
+        };
+        // Step 3: the defences: the defender's own fours, and the points on the lines through
+        // the threat point (only a stone there can stop the open four being made).
+        let deltas = self.pos.deltas;
+        let mut defences: Vec<Sq> = cells
+            .iter()
+            .copied()
+            .filter(|&sq| sq == f || on_lines(f, sq, &deltas) || counter_fours.contains(&sq))
             .collect();
-        cells.into_iter().any(|s| {
-            self.pos
-                .pats(s, defender)
-                .contains(&crate::pattern::Pat::Five)
-        })
+        defences.retain(|&sq| !info(&mut self.pos, sq, defender).forbidden);
+        let mut first_line: Option<Vec<Sq>> = None;
+        for d in defences {
+            self.pos.make(d);
+            let won = self.attack(attacker, depth, &mut sub);
+            self.pos.unmake();
+            if !won || self.aborted {
+                return false;
+            }
+            if first_line.is_none() {
+                let mut l = vec![d];
+                l.append(&mut sub);
+                first_line = Some(l);
+            }
+        }
+        line.extend(first_line.unwrap_or_default());
+        true
+    }
+
+    fn defender_has_five(&mut self, defender: Color) -> bool {
+        self.pos.has_five(defender)
     }
 
     // Empty points within reach of `sq` on its four lines where `c` would make a five.
@@ -534,6 +738,35 @@ impl<'a> Searcher<'a> {
         let max_depth = self.limits.depth.unwrap_or(64).clamp(1, 100) as i32;
         let multipv = self.limits.multipv.max(1);
         let mut best_lines: Vec<Line> = Vec::new();
+        // Step R: a forced win by threats found at once ends the search; its budget is small
+        // and only the stop flag, the time or the node limit keep the main search from running.
+        if multipv == 1 && self.root_vct > 0 {
+            self.node_cap = Some(self.nodes + ROOT_VCT_NODES);
+            let mut line = Vec::new();
+            let found = self.vct(self.root_vct, &mut line);
+            self.node_cap = None;
+            let hard_stop = self.stop.load(Ordering::Relaxed)
+                || self.limits.time.is_some_and(|t| self.start.elapsed() >= t)
+                || self.limits.nodes.is_some_and(|n| self.nodes >= n);
+            if found && !self.aborted {
+                let lines = vec![Line {
+                    moves: line.iter().map(|&s| self.pos.point(s)).collect(),
+                    score: Score::from_internal(WIN - line.len() as i32),
+                }];
+                on_info(&SearchInfo {
+                    depth: 0,
+                    seldepth: line.len() as u32,
+                    nodes: self.nodes,
+                    elapsed: self.start.elapsed(),
+                    lines: lines.clone(),
+                });
+                return lines;
+            }
+            self.aborted = hard_stop;
+            if hard_stop {
+                return best_lines;
+            }
+        }
         for depth in 1..=max_depth {
             let mut lines: Vec<Line> = Vec::new();
             let mut excluded: Vec<Sq> = Vec::new();
@@ -572,7 +805,7 @@ impl<'a> Searcher<'a> {
                 lines: best_lines.clone(),
             });
             // A proven result needs no deeper look.
-            if best_lines.first().is_some_and(|l| l.score.is_decisive()) && multipv == 1 {
+            if !best_lines.is_empty() && best_lines.iter().all(|l| l.score.is_decisive()) {
                 break;
             }
             // Time: an iteration costs several times the one before it; do not start one that
@@ -629,8 +862,8 @@ impl<'a> Searcher<'a> {
             if let Some(m) = moves.iter_mut().find(|m| m.0 as u32 == e.best) {
                 m.1 += 1 << 24;
             }
-            moves.sort_by_key(|m| std::cmp::Reverse(m.1));
         }
+        moves.sort_by_key(|m| std::cmp::Reverse(m.1));
         let new_depth = if forced == Forced::Four {
             depth
         } else {
