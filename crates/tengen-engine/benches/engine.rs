@@ -90,20 +90,40 @@ fn benches(c: &mut Criterion) {
         .iter()
         .filter(|c| {
             c.vcf_check_line.as_deref().is_some_and(|l| {
-                !l.contains("TIMEOUT") && l.split_whitespace().filter(|t| !t.starts_with('(')).count() >= 15
+                !l.contains("TIMEOUT")
+                    && l.split_whitespace().filter(|t| !t.starts_with('(')).count() >= 15
             })
         })
-        .map(|c| (board_of(&c.rows), if c.side_to_move == "black" { Color::Black } else { Color::White }))
+        .map(|c| {
+            (
+                board_of(&c.rows),
+                if c.side_to_move == "black" {
+                    Color::Black
+                } else {
+                    Color::White
+                },
+            )
+        })
         .collect();
     let stop = AtomicBool::new(false);
-    c.bench_function(&format!("VCF of 15+ attacking moves, mean of {} puzzles", long.len()), |b| {
-        b.iter(|| {
-            let mut engine = Engine::new(1);
-            for (board, side) in &long {
-                black_box(engine.find_vcf(board, Rule::Renju, *side, 60, &Limits::default(), &stop));
-            }
-        })
-    });
+    c.bench_function(
+        &format!("VCF of 15+ attacking moves, mean of {} puzzles", long.len()),
+        |b| {
+            b.iter(|| {
+                let mut engine = Engine::new(1);
+                for (board, side) in &long {
+                    black_box(engine.find_vcf(
+                        board,
+                        Rule::Renju,
+                        *side,
+                        60,
+                        &Limits::default(),
+                        &stop,
+                    ));
+                }
+            })
+        },
+    );
     c.bench_function(
         &format!("VCF on {} published puzzles", puzzles.len()),
         |b| {

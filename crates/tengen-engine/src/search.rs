@@ -150,8 +150,9 @@ pub(crate) struct Searcher<'a> {
     pub leaf_vcf: u32,
     /// How many open threes the VCT tried at the root may use; 0 turns it off.
     pub root_vct: u32,
-    /// A temporary node budget for one phase of the search (the root VCT).
+    /// A temporary node and time budget for one phase of the search (the root VCT).
     node_cap: Option<u64>,
+    time_cap: Option<std::time::Duration>,
 }
 
 /// Nodes the root VCT may spend before the main search takes over.
@@ -186,6 +187,7 @@ impl<'a> Searcher<'a> {
                 3
             },
             node_cap: None,
+            time_cap: None,
         }
     }
 
@@ -205,10 +207,11 @@ impl<'a> Searcher<'a> {
             if self.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }
-            if let Some(t) = self.limits.time {
-                if self.start.elapsed() >= t {
-                    self.aborted = true;
-                }
+            let elapsed = self.start.elapsed();
+            if self.limits.time.is_some_and(|t| elapsed >= t)
+                || self.time_cap.is_some_and(|t| elapsed >= t)
+            {
+                self.aborted = true;
             }
         }
         self.aborted
@@ -741,10 +744,15 @@ impl<'a> Searcher<'a> {
         // Step R: a forced win by threats found at once ends the search; its budget is small
         // and only the stop flag, the time or the node limit keep the main search from running.
         if multipv == 1 && self.root_vct > 0 {
-            self.node_cap = Some(self.nodes + ROOT_VCT_NODES);
+            // At most a quarter of the node limit and of the time, so the main search keeps
+            // most of both.
+            let budget = ROOT_VCT_NODES.min(self.limits.nodes.map_or(u64::MAX, |n| n / 4));
+            self.node_cap = Some(self.nodes + budget);
+            self.time_cap = self.limits.time.map(|t| t / 4);
             let mut line = Vec::new();
             let found = self.vct(self.root_vct, &mut line);
             self.node_cap = None;
+            self.time_cap = None;
             let hard_stop = self.stop.load(Ordering::Relaxed)
                 || self.limits.time.is_some_and(|t| self.start.elapsed() >= t)
                 || self.limits.nodes.is_some_and(|n| self.nodes >= n);
@@ -764,7 +772,7 @@ impl<'a> Searcher<'a> {
             }
             self.aborted = hard_stop;
             if hard_stop {
-                return best_lines;
+                return self.fallback();
             }
         }
         for depth in 1..=max_depth {
@@ -816,7 +824,27 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        if best_lines.is_empty() {
+            return self.fallback();
+        }
         best_lines
+    }
+
+    // When a search is stopped before its first iteration ends, the best-looking legal move,
+    // so that a caller always has a move to play.
+    fn fallback(&mut self) -> Vec<Line> {
+        let mut scratch = Vec::new();
+        let sq = match generate(&mut self.pos, &mut scratch) {
+            Gen::Five(sq) | Gen::FlexFour(sq) => Some(sq),
+            Gen::Lost(sq) => sq,
+            Gen::Moves(m, _) => m.iter().max_by_key(|m| m.1).map(|m| m.0),
+        };
+        sq.map(|sq| Line {
+            moves: vec![self.pos.point(sq)],
+            score: Score::Eval(evaluate(&self.pos)),
+        })
+        .into_iter()
+        .collect()
     }
 
     fn root(&mut self, depth: i32, excluded: &[Sq], pv: &mut Vec<Sq>) -> i32 {

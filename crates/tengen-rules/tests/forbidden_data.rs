@@ -119,3 +119,105 @@ fn complete_forbidden_maps() {
         assert_eq!(got, map.forbidden, "map {}", map.id);
     }
 }
+
+/// Hard cases of our own, each a rule of RIF 9.2/9.3 in its smallest form: `*` marks the point
+/// black considers.
+#[test]
+fn own_hard_cases() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        // A five wins even when the same move makes an overline on another line.
+        (
+            "five beats overline",
+            &[
+                "XXXX*..", "....X..", "....X..", "....X..", "....X..", "....X..", ".......",
+            ],
+            "legal",
+        ),
+        (
+            "the same overline without the five",
+            &[
+                "XXX.*..", "....X..", "....X..", "....X..", "....X..", "....X..", ".......",
+            ],
+            "overline",
+        ),
+        // A five wins even when the same move also makes two fours.
+        (
+            "five beats double four",
+            &["XXXX*...", "...XX...", "..X.X...", ".X..X...", "........"],
+            "legal",
+        ),
+        (
+            "the same double four without the five",
+            &["XXX.*...", "...XX...", "..X.X...", ".X..X...", "........"],
+            "double_four",
+        ),
+        // Two fours on one line: X.XXX.X with the move in the middle.
+        (
+            "double four on one line",
+            &["X.X*X.X", "......."],
+            "double_four",
+        ),
+        // Six in a row by filling a gap.
+        ("overline by a gap", &["XXX*XX.", "......."], "overline"),
+        // Two open threes.
+        (
+            "plain double three",
+            &[
+                ".......", "...X...", "...X...", ".XX*...", ".......", ".......",
+            ],
+            "double_three",
+        ),
+        // The same, one three blocked by white: only one three, legal.
+        (
+            "blocked three is no three",
+            &[
+                ".......", "...X...", "...X...", "OXX*...", ".......", ".......",
+            ],
+            "legal",
+        ),
+        // A three against the edge cannot become a straight four: legal.
+        (
+            "edge blocks a three",
+            &[
+                "...X...", "...X...", "XX*....", ".......", ".......", ".......",
+            ],
+            "legal",
+        ),
+        // Four and three at once is allowed.
+        (
+            "four-three is legal",
+            &[
+                "........", "...X....", "...X....", "...X....", ".XX*....", "........", "........",
+            ],
+            "legal",
+        ),
+    ];
+    for (name, rows, want) in cases {
+        let mut board = Board::new(BoardSize::STANDARD);
+        let mut point = None;
+        for (y, row) in rows.iter().enumerate() {
+            for (x, c) in row.chars().enumerate() {
+                // Offset by two so the edge is where the picture puts it only for the edge case.
+                let (ox, oy) = if name.starts_with("edge")
+                    || name.starts_with("double four")
+                    || name.starts_with("overline")
+                    || name.starts_with("five")
+                    || name.starts_with("the same")
+                {
+                    (0, 0)
+                } else {
+                    (4, 4)
+                };
+                let p = Point::new(x as i32 + ox, y as i32 + oy);
+                match c {
+                    'X' => board.place(p, Color::Black).expect("free"),
+                    'O' => board.place(p, Color::White).expect("free"),
+                    '*' => point = Some(p),
+                    _ => {}
+                }
+            }
+        }
+        let p = point.expect("a marked point");
+        assert_eq!(verdict(forbidden(&board, p)), *want, "{name}");
+    }
+}

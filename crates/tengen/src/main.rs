@@ -15,18 +15,55 @@ use tengen_rules::{BoardSize, RecordFormat, Rule};
     about = "Gomoku and Renju: rules, engine and app"
 )]
 struct Cli {
+    /// What to do (default: `serve`, the web app).
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the web app: play in the browser against the computer or a friend.
+    Serve(ServeArgs),
     /// Judge a game record: who won and why, whose turn it is, black's forbidden points.
     Referee(RefereeArgs),
+    /// Analyse the position a record reaches: best move, evaluation, best line, N best.
+    Analyze(AnalyzeArgs),
+    /// Search a fixed set of positions to a fixed depth; the node count is the search's signature.
+    Bench(BenchArgs),
+    /// Play engines against each other: matches, round robins, gauntlets, SPRT.
+    Match(MatchArgs),
 }
 
 #[derive(clap::Args)]
-struct RefereeArgs {
+struct AnalyzeArgs {
+    #[command(flatten)]
+    record: RecordArgs,
+    /// Think for this many milliseconds (default 3000 unless --nodes or --depth is given).
+    #[arg(long)]
+    time: Option<u64>,
+    /// Stop after this many nodes (repeatable results).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Search to this depth (repeatable results).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Report this many best moves.
+    #[arg(long, default_value_t = 1)]
+    multipv: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Depth of every bench search.
+    #[arg(long, default_value_t = 6)]
+    depth: u32,
+}
+
+#[derive(clap::Args)]
+struct RecordArgs {
     /// The record file (plain move list, .psq or .sgf); standard input when absent or `-`.
     file: Option<PathBuf>,
     /// freestyle, standard, renju or caro (default: the record's own rule, else freestyle).
@@ -38,6 +75,12 @@ struct RefereeArgs {
     /// plain, psq or sgf (default: detected from the text; a plain list when in doubt).
     #[arg(long)]
     format: Option<RecordFormat>,
+}
+
+#[derive(clap::Args)]
+struct RefereeArgs {
+    #[command(flatten)]
+    record: RecordArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -45,10 +88,83 @@ struct RefereeArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
+        Command::Serve(args) => serve(args),
         Command::Referee(args) => referee(args),
+        Command::Analyze(args) => analyze(args),
+        Command::Bench(args) => bench(args),
+        Command::Match(args) => run_match(args),
     }
 }
+
+// --- serve -------------------------------------------------------------------------------
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// The port to listen on (0 for any free port).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Open the app in the browser once the server listens.
+    #[arg(long)]
+    open: bool,
+    /// Where the results database lives (default: the user's data folder, e.g.
+    /// ~/.local/share/tengen).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// A database URL (sqlite:/path/file.db), overriding --data-dir.
+    #[arg(long)]
+    database: Option<String>,
+    /// How many engine searches may run at once (default: the number of cores).
+    #[arg(long)]
+    engine_threads: Option<usize>,
+}
+
+impl Default for ServeArgs {
+    fn default() -> Self {
+        ServeArgs {
+            port: 8080,
+            host: "127.0.0.1".into(),
+            open: false,
+            data_dir: None,
+            database: None,
+            engine_threads: None,
+        }
+    }
+}
+
+fn serve(args: ServeArgs) -> ExitCode {
+    let mut config = tengen_server::Config::new(
+        args.data_dir
+            .unwrap_or_else(tengen_server::default_data_dir),
+    );
+    config.host = args.host;
+    config.port = args.port;
+    config.database = args.database;
+    config.engine_threads = args.engine_threads;
+    let open = args.open;
+    let run = tengen_server::run_blocking(&config, |addr| {
+        let url = format!("http://{addr}/");
+        println!("Tengen is listening on {url}");
+        use std::io::Write as _;
+        // The address line is what scripts wait for; make sure it is out.
+        let _ = std::io::stdout().flush();
+        if open && !tengen_server::open_browser(&url) {
+            eprintln!("tengen serve: could not open a browser; visit {url}");
+        }
+    });
+    match run {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen serve: {:#}", anyhow::Error::from(e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+// --- end of serve --------------------------------------------------------------------------
 
 fn read_input(file: Option<&PathBuf>) -> anyhow::Result<String> {
     match file {
@@ -66,27 +182,244 @@ fn read_input(file: Option<&PathBuf>) -> anyhow::Result<String> {
 }
 
 fn referee(args: RefereeArgs) -> ExitCode {
-    let judged = read_input(args.file.as_ref()).and_then(|text| {
-        tengen::referee::judge_text(&text, args.format, args.size, args.rule).map_err(Into::into)
+    let r = &args.record;
+    let judged = read_input(r.file.as_ref()).and_then(|text| {
+        tengen::referee::judge_text(&text, r.format, r.size, r.rule).map_err(Into::into)
     });
-    match judged {
-        Ok(j) if args.json => match serde_json::to_string(&j) {
+    report("referee", judged, args.json, |j| j.to_text())
+}
+
+fn analyze(args: AnalyzeArgs) -> ExitCode {
+    let r = &args.record;
+    let fixed = args.nodes.is_some() || args.depth.is_some();
+    let limits = tengen_engine::Limits {
+        time: args
+            .time
+            .or((!fixed).then_some(3_000))
+            .map(std::time::Duration::from_millis),
+        nodes: args.nodes,
+        depth: args.depth,
+        multipv: args.multipv,
+    };
+    let analysed = read_input(r.file.as_ref()).and_then(|text| {
+        tengen::analyze::analyze_text(&text, r.format, r.size, r.rule, &limits).map_err(Into::into)
+    });
+    report("analyze", analysed, args.json, |a| a.to_text())
+}
+
+fn bench(args: BenchArgs) -> ExitCode {
+    let r = tengen_engine::bench::bench(args.depth);
+    println!(
+        "positions {}\ndepth {}\nnodes {}\ntime {} ms\nnps {}",
+        r.positions,
+        args.depth,
+        r.nodes,
+        r.elapsed.as_millis(),
+        r.nps()
+    );
+    ExitCode::SUCCESS
+}
+
+/// Prints a command's result as JSON or text; a failure to read or replay the record exits 2.
+fn report<T: serde::Serialize>(
+    command: &str,
+    result: anyhow::Result<T>,
+    json: bool,
+    text: impl Fn(&T) -> String,
+) -> ExitCode {
+    match result {
+        Ok(v) if json => match serde_json::to_string(&v) {
             Ok(s) => {
                 println!("{s}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("tengen referee: {e}");
+                eprintln!("tengen {command}: {e}");
                 ExitCode::FAILURE
             }
         },
-        Ok(j) => {
-            print!("{}", j.to_text());
+        Ok(v) => {
+            print!("{}", text(&v));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("tengen referee: {e:#}");
+            eprintln!("tengen {command}: {e:#}");
             ExitCode::from(2)
         }
     }
 }
+
+// ---- `tengen match` (crates/tengen-match) -------------------------------------------------
+
+/// The engine syntax, shown after `tengen match --help`.
+const MATCH_HELP: &str = "\
+ENGINES: --engine cmd=PROGRAM [arg=ARG]... [name=NAME] [dir=DIR] [option=KEY=VALUE]...
+  cmd= is split like a shell would: cmd=\"python3 bot.py expert\" is a program and two arguments;
+  arg= adds one argument verbatim (spaces kept); option=KEY=VALUE is sent as INFO KEY VALUE.
+Example:
+  tengen match --engine cmd=target/release/pbrain-tengen arg=--level arg=expert name=expert \\
+    --engine cmd=\"python3 classicbot.py expert\" name=classic --games 10 --tc 500";
+
+/// `tengen match`: engine-vs-engine games between Gomocup brains.
+#[derive(clap::Args)]
+#[command(after_help = MATCH_HELP)]
+struct MatchArgs {
+    /// An engine: cmd=PROGRAM [arg=ARG]... [name=NAME] [dir=DIR] [option=KEY=VALUE]... (repeat
+    /// --engine for each engine).
+    #[arg(long, required = true, num_args = 1.., value_name = "KEY=VALUE",
+          action = clap::ArgAction::Append)]
+    engine: Vec<String>,
+    /// round-robin or gauntlet (the first engine against the others); default: a match of two.
+    #[arg(long)]
+    tournament: Option<String>,
+    /// Games per pairing (default: 2 per round, colours swapped).
+    #[arg(long)]
+    games: Option<u32>,
+    /// Rounds; each is one colour-swapped pair of games per pairing.
+    #[arg(long, default_value_t = 1)]
+    rounds: u32,
+    /// freestyle, standard, renju or caro.
+    #[arg(long, default_value = "freestyle")]
+    rule: Rule,
+    /// Board size: 15, 20 or WxH.
+    #[arg(long, default_value = "15")]
+    size: BoardSize,
+    /// Time control: MS per move (1000) or SECONDS+INCREMENT (60+1).
+    #[arg(long, default_value = "1000")]
+    tc: String,
+    /// Milliseconds a brain may go over its time before it loses on time.
+    #[arg(long, default_value_t = 100)]
+    timemargin: u64,
+    /// INFO max_node: the most nodes per search.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// INFO max_depth: the deepest search.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// A draw after this many moves (stones on the board, the opening's included).
+    #[arg(long)]
+    maxmoves: Option<u32>,
+    /// renju26, random, or a file (Piskvork offsets `dx,dy, ...` or move lists `h8 i9`, one
+    /// opening a line); each opening is played twice, colours swapped.
+    #[arg(long)]
+    openings: Option<String>,
+    /// Apply a random symmetry of the board to each opening.
+    #[arg(long)]
+    rotate: bool,
+    /// Seed for random openings and symmetries (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Sequential test (two engines): elo0=0 elo1=5 alpha=0.05 beta=0.05; stops at a bound.
+    #[arg(long, num_args = 0.., value_name = "KEY=VALUE")]
+    sprt: Option<Vec<String>>,
+    /// Write every game as NNNN-black-vs-white.psq and .txt into this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print one JSON summary on standard output (the table goes to standard error).
+    #[arg(long)]
+    json: bool,
+}
+
+fn run_match(args: MatchArgs) -> ExitCode {
+    match match_inner(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen match: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn match_inner(args: MatchArgs) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    use tengen_match::{EngineSpec, MatchConfig, OpeningSource, Tournament};
+
+    let engines = engine_groups(std::env::args().skip(1), &args.engine)
+        .iter()
+        .map(|words| EngineSpec::parse(words))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut config = MatchConfig::new(engines);
+    config.tournament = match &args.tournament {
+        Some(t) => t.parse()?,
+        None => Tournament::Match,
+    };
+    config.games = args.games;
+    config.rounds = args.rounds;
+    config.settings.size = args.size;
+    config.settings.rule = args.rule;
+    config.settings.tc = args.tc.parse()?;
+    config.settings.margin_ms = args.timemargin;
+    config.settings.nodes = args.nodes;
+    config.settings.depth = args.depth;
+    config.settings.max_moves = args.maxmoves;
+    if let Some(o) = &args.openings {
+        config.openings = OpeningSource::from_arg(o, args.size, args.rule)?;
+    }
+    config.rotate = args.rotate;
+    config.seed = args.seed.unwrap_or_else(|| {
+        // Any varying value will do: the seed only picks random openings and symmetries.
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    config.concurrency = args.concurrency.max(1);
+    config.sprt = args
+        .sprt
+        .as_deref()
+        .map(tengen_match::parse_sprt)
+        .transpose()?;
+    config.out = args.out.clone();
+
+    let mut width = 0;
+    let summary = tengen_match::run(&config, &mut |p| {
+        // One line rewritten in place; padded so a shorter line leaves no tail behind.
+        width = width.max(p.line.len());
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{:<width$}", p.line);
+        let _ = err.flush();
+    })?;
+    eprintln!();
+    if args.json {
+        // The table still goes to the terminal; standard output stays pure JSON.
+        eprint!("{}", summary.table());
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        print!("{}", summary.table());
+    }
+    Ok(())
+}
+
+/// The words of each `--engine` occurrence. clap's derive flattens repeated multi-value options
+/// into one list, so the grouping is read back from the raw arguments: each `--engine` takes the
+/// words after it up to the next option. `flat` (clap's list) is the check that both agree.
+fn engine_groups(raw: impl Iterator<Item = String>, flat: &[String]) -> Vec<Vec<String>> {
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    let mut inside = false;
+    for arg in raw {
+        if arg == "--" {
+            break;
+        } else if arg == "--engine" {
+            groups.push(Vec::new());
+            inside = true;
+        } else if let Some(word) = arg.strip_prefix("--engine=") {
+            groups.push(vec![word.to_string()]);
+            inside = true;
+        } else if arg.starts_with("--") {
+            inside = false;
+        } else if inside {
+            if let Some(g) = groups.last_mut() {
+                g.push(arg);
+            }
+        }
+    }
+    if groups.concat() == flat {
+        groups
+    } else {
+        vec![flat.to_vec()]
+    }
+}
+
+// ---- end of `tengen match` -----------------------------------------------------------------

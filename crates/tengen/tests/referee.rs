@@ -114,7 +114,8 @@ fn unreadable_input_exits_2() {
     for bad in [
         "h8 what",
         "(;GM[4]SZ[15];B[hh",
-        "Piskvorky 15x15, 11:11, 0\n8,8,0\n99,99,0\n", "Piskvorky 0x0, 1:1, 0\n",
+        "Piskvorky 15x15, 11:11, 0\n8,8,0\n99,99,0\n",
+        "Piskvorky 0x0, 1:1, 0\n",
     ] {
         let run = referee(&[], bad);
         assert_eq!(run.code, Some(2), "{bad:?}: {}", run.stdout);

@@ -1,0 +1,206 @@
+//! The engine plays on every board the rules library has, under every rule, from any position;
+//! stops on request; repeats exactly under node and depth limits; reports several best moves.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tengen_engine::{Engine, Level, Limits, Score, TimeControl};
+use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule};
+
+/// Plays a whole game of the engine against itself; every move must be legal (the game refuses
+/// forbidden moves), and the game must end.
+fn self_play(size: BoardSize, rule: Rule, nodes: u64) -> Game {
+    let mut game = Game::new(size, rule);
+    game.set_forbidden_policy(tengen_rules::ForbiddenPolicy::Refuse);
+    let mut engine = Engine::new(8);
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    while game.outcome().is_none() && game.moves().len() < 400 {
+        let best = engine
+            .search_game(&game, &limits, &stop, &mut |_| {})
+            .best()
+            .unwrap_or_else(|| panic!("{size} {rule}: no move after {:?}", game.moves()));
+        game.play(best)
+            .unwrap_or_else(|e| panic!("{size} {rule}: illegal {best:?}: {e}"));
+    }
+    game
+}
+
+#[test]
+fn plays_every_board_and_rule_to_the_end() {
+    let sizes = [
+        BoardSize::square(5).expect("valid"),
+        BoardSize::rect(7, 9).expect("valid"),
+        BoardSize::rect(16, 14).expect("valid"),
+        BoardSize::square(100).expect("valid"),
+        BoardSize::UNBOUNDED,
+    ];
+    for size in sizes {
+        for rule in Rule::ALL {
+            let game = self_play(size, rule, 3_000);
+            let ended = game.outcome().is_some() || size.is_unbounded() || size.area() > Some(300);
+            assert!(
+                ended,
+                "{size} {rule}: no end after {} moves",
+                game.moves().len()
+            );
+        }
+    }
+}
+
+#[test]
+fn plays_from_set_up_positions_and_the_empty_board() {
+    let mut engine = Engine::new(8);
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    // Empty board: the centre.
+    let empty = Board::new(BoardSize::STANDARD);
+    let r = engine.search(
+        &empty,
+        Rule::Renju,
+        Color::Black,
+        &limits,
+        &stop,
+        &mut |_| {},
+    );
+    assert_eq!(r.best(), Some(Point::new(7, 7)));
+    // White to move with more white stones than black: a set-up position, white has a four.
+    let mut b = Board::new(BoardSize::STANDARD);
+    for x in 3..7 {
+        b.place(Point::new(x, 0), Color::White).expect("free");
+    }
+    b.place(Point::new(2, 0), Color::Black).expect("free");
+    let r = engine.search(
+        &b,
+        Rule::Freestyle,
+        Color::White,
+        &limits,
+        &stop,
+        &mut |_| {},
+    );
+    assert_eq!(r.best(), Some(Point::new(7, 0)));
+    assert_eq!(r.score(), Some(Score::Win(1)));
+    // The same position with black to move: black must block.
+    let r = engine.search(
+        &b,
+        Rule::Freestyle,
+        Color::Black,
+        &limits,
+        &stop,
+        &mut |_| {},
+    );
+    assert_eq!(r.best(), Some(Point::new(7, 0)));
+}
+
+#[test]
+fn stops_on_request() {
+    let mut engine = Engine::new(8);
+    let stop = AtomicBool::new(false);
+    let game = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+    let mut g = game.clone();
+    for p in [(7, 7), (8, 8), (8, 6), (6, 8)] {
+        g.play(Point::new(p.0, p.1)).expect("legal");
+    }
+    let started = Instant::now();
+    let result = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100));
+            stop.store(true, Ordering::Relaxed);
+        });
+        engine.search_game(&g, &Limits::default(), &stop, &mut |_| {})
+    });
+    // Without a limit only the stop flag can have ended it, with a move to play.
+    assert!(result.best().is_some());
+    assert!(started.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn node_and_depth_limits_repeat_exactly() {
+    let mut g = Game::new(BoardSize::STANDARD, Rule::Renju);
+    for p in [(7, 7), (8, 6), (8, 8), (6, 6), (9, 9)] {
+        g.play(Point::new(p.0, p.1)).expect("legal");
+    }
+    let stop = AtomicBool::new(false);
+    for limits in [
+        Limits {
+            nodes: Some(40_000),
+            ..Limits::default()
+        },
+        Limits {
+            depth: Some(5),
+            ..Limits::default()
+        },
+    ] {
+        let a = Engine::new(8).search_game(&g, &limits, &stop, &mut |_| {});
+        let b = Engine::new(8).search_game(&g, &limits, &stop, &mut |_| {});
+        assert_eq!((a.nodes, &a.lines), (b.nodes, &b.lines));
+    }
+}
+
+#[test]
+fn multipv_reports_distinct_moves_best_first() {
+    let mut g = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+    for p in [(7, 7), (8, 8), (8, 6)] {
+        g.play(Point::new(p.0, p.1)).expect("legal");
+    }
+    let limits = Limits {
+        depth: Some(4),
+        multipv: 4,
+        ..Limits::default()
+    };
+    let r = Engine::new(8).search_game(&g, &limits, &AtomicBool::new(false), &mut |_| {});
+    assert_eq!(r.lines.len(), 4);
+    let firsts: Vec<Point> = r.lines.iter().map(|l| l.moves[0]).collect();
+    for (i, p) in firsts.iter().enumerate() {
+        assert!(!firsts[..i].contains(p), "{firsts:?}");
+    }
+    let values: Vec<i32> = r.lines.iter().map(|l| l.score.value()).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+}
+
+#[test]
+fn every_level_takes_a_five_and_blocks_a_four() {
+    let stop = AtomicBool::new(false);
+    let tc = TimeControl {
+        per_move: Some(300),
+        ..TimeControl::default()
+    };
+    for level in Level::ALL {
+        for seed in 0..4 {
+            let mut engine = Engine::new(8);
+            // Black to move with its own four and white's four: the five comes first.
+            let mut g = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+            for (b, w) in [
+                ((3, 3), (3, 10)),
+                ((4, 3), (4, 10)),
+                ((5, 3), (5, 10)),
+                ((6, 3), (6, 10)),
+            ] {
+                g.play(Point::new(b.0, b.1)).expect("legal");
+                g.play(Point::new(w.0, w.1)).expect("legal");
+            }
+            let mv = engine.play(&g, level, &tc, seed, &stop).expect("a move");
+            assert!(
+                mv == Point::new(2, 3) || mv == Point::new(7, 3),
+                "{level}: {mv:?}"
+            );
+            // White to move against black's four: block it.
+            let mut g2 = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+            for (b, w) in [((3, 3), (0, 14)), ((4, 3), (14, 14)), ((5, 3), (0, 0))] {
+                g2.play(Point::new(b.0, b.1)).expect("legal");
+                g2.play(Point::new(w.0, w.1)).expect("legal");
+            }
+            g2.play(Point::new(6, 3)).expect("legal");
+            g2.play(Point::new(2, 3)).expect("legal");
+            g2.play(Point::new(10, 10)).expect("legal");
+            let mv = engine.play(&g2, level, &tc, seed, &stop).expect("a move");
+            assert_eq!(mv, Point::new(7, 3), "{level} seed {seed}");
+        }
+    }
+}

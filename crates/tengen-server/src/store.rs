@@ -1,0 +1,265 @@
+//! The store: results of games against the computer, in SQLite (any sqlx SQLite URL).
+
+use std::borrow::Cow;
+use std::str::FromStr;
+
+use serde::Serialize;
+use sqlx::Row;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions};
+
+use crate::error::ServeError;
+
+/// The migrations, embedded in the binary.
+const MIGRATIONS: &[(i64, &str, &str)] =
+    &[(1, "results", include_str!("../migrations/0001_results.sql"))];
+
+/// A finished game against the computer, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultRow {
+    /// The game's id.
+    pub game_id: String,
+    /// The player's chosen name.
+    pub player: String,
+    /// The computer's level.
+    pub level: String,
+    /// The rule.
+    pub rule: String,
+    /// The board size.
+    pub size: String,
+    /// The human's colour.
+    pub human_color: String,
+    /// `win`, `loss` or `draw`, for the human.
+    pub outcome: String,
+    /// Why the game ended (an `EndReason` key).
+    pub reason: String,
+    /// How many moves the human played.
+    pub human_moves: i64,
+    /// From the game's start to its end.
+    pub duration_ms: i64,
+    /// Whether the human took back moves or asked for hints.
+    pub assisted: bool,
+}
+
+/// Wins, losses and draws against one level.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LevelTally {
+    /// The level.
+    pub level: String,
+    /// Games the human won.
+    pub wins: i64,
+    /// Games the human lost.
+    pub losses: i64,
+    /// Drawn games.
+    pub draws: i64,
+}
+
+/// One entry of the hero board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Hero {
+    /// The player's name.
+    pub player: String,
+    /// The human's moves in that game.
+    pub moves: i64,
+    /// The game's length in milliseconds.
+    pub duration_ms: i64,
+}
+
+/// The best unassisted wins against one level.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LevelHeroes {
+    /// The level.
+    pub level: String,
+    /// The win with the fewest moves.
+    pub fewest_moves: Option<Hero>,
+    /// The fastest win.
+    pub shortest_time: Option<Hero>,
+}
+
+/// The database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if missing) the database at `url` and runs the migrations.
+    pub async fn open(url: &str) -> Result<Store, ServeError> {
+        let err = |e| ServeError::Database(url.to_string(), e);
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(err)?
+            .create_if_missing(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(err)?;
+        let migrator = Migrator {
+            migrations: Cow::Owned(
+                MIGRATIONS
+                    .iter()
+                    .map(|&(v, d, sql)| {
+                        Migration::new(v, d.into(), MigrationType::Simple, sql.into(), false)
+                    })
+                    .collect(),
+            ),
+            ..Migrator::DEFAULT
+        };
+        migrator.run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// Stores a result; a second result for the same game is ignored.
+    pub async fn add_result(&self, r: &ResultRow) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT OR IGNORE INTO results (game_id, player, level, rule, size, human_color, \
+             outcome, reason, human_moves, duration_ms, assisted) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&r.game_id)
+        .bind(&r.player)
+        .bind(&r.level)
+        .bind(&r.rule)
+        .bind(&r.size)
+        .bind(&r.human_color)
+        .bind(&r.outcome)
+        .bind(&r.reason)
+        .bind(r.human_moves)
+        .bind(r.duration_ms)
+        .bind(r.assisted)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Wins, losses and draws per level, for one player or (`None`) everyone.
+    pub async fn tally(&self, player: Option<&str>) -> Result<Vec<LevelTally>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT level, \
+               SUM(outcome = 'win') AS wins, SUM(outcome = 'loss') AS losses, \
+               SUM(outcome = 'draw') AS draws \
+             FROM results WHERE (?1 IS NULL OR player = ?1) GROUP BY level",
+        )
+        .bind(player)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out: Vec<LevelTally> = tengen_engine::Level::ALL
+            .iter()
+            .map(|l| LevelTally {
+                level: l.name().to_string(),
+                ..LevelTally::default()
+            })
+            .collect();
+        for row in rows {
+            let level: String = row.try_get("level")?;
+            if let Some(t) = out.iter_mut().find(|t| t.level == level) {
+                t.wins = row.try_get("wins")?;
+                t.losses = row.try_get("losses")?;
+                t.draws = row.try_get("draws")?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The hero board: per level, the unassisted win with the fewest moves and the fastest.
+    pub async fn heroes(&self) -> Result<Vec<LevelHeroes>, sqlx::Error> {
+        let mut out = Vec::new();
+        for level in tengen_engine::Level::ALL {
+            let best = |order: &'static str| {
+                let sql = format!(
+                    "SELECT player, human_moves, duration_ms FROM results \
+                     WHERE level = ? AND outcome = 'win' AND assisted = 0 \
+                     ORDER BY {order}, id LIMIT 1"
+                );
+                let pool = self.pool.clone();
+                async move {
+                    let row = sqlx::query(&sql)
+                        .bind(level.name())
+                        .fetch_optional(&pool)
+                        .await?;
+                    row.map(|r| {
+                        Ok::<_, sqlx::Error>(Hero {
+                            player: r.try_get("player")?,
+                            moves: r.try_get("human_moves")?,
+                            duration_ms: r.try_get("duration_ms")?,
+                        })
+                    })
+                    .transpose()
+                }
+            };
+            out.push(LevelHeroes {
+                level: level.name().to_string(),
+                fewest_moves: best("human_moves, duration_ms").await?,
+                shortest_time: best("duration_ms, human_moves").await?,
+            });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(
+        game: &str,
+        player: &str,
+        outcome: &str,
+        moves: i64,
+        ms: i64,
+        assisted: bool,
+    ) -> ResultRow {
+        ResultRow {
+            game_id: game.into(),
+            player: player.into(),
+            level: "expert".into(),
+            rule: "renju".into(),
+            size: "15x15".into(),
+            human_color: "black".into(),
+            outcome: outcome.into(),
+            reason: "five".into(),
+            human_moves: moves,
+            duration_ms: ms,
+            assisted,
+        }
+    }
+
+    #[tokio::test]
+    async fn tallies_and_the_hero_board() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let store = Store::open(&url).await.expect("open");
+        for r in [
+            row("1", "Ann", "win", 20, 90_000, false),
+            row("2", "Bob", "win", 15, 200_000, false),
+            row("3", "Cat", "win", 9, 10_000, true),
+            row("4", "Ann", "loss", 30, 5_000, false),
+            row("1", "Ann", "win", 1, 1, false),
+        ] {
+            store.add_result(&r).await.expect("insert");
+        }
+        let ann = store.tally(Some("Ann")).await.expect("tally");
+        let expert = ann.iter().find(|t| t.level == "expert").expect("expert");
+        assert_eq!((expert.wins, expert.losses, expert.draws), (1, 1, 0));
+        let heroes = store.heroes().await.expect("heroes");
+        let expert = heroes.iter().find(|h| h.level == "expert").expect("expert");
+        // Cat's assisted win and the duplicate of game 1 do not count.
+        assert_eq!(
+            expert.fewest_moves.as_ref().map(|h| h.player.as_str()),
+            Some("Bob")
+        );
+        assert_eq!(
+            expert.shortest_time.as_ref().map(|h| h.player.as_str()),
+            Some("Ann")
+        );
+        assert!(
+            heroes
+                .iter()
+                .find(|h| h.level == "master")
+                .is_some_and(|h| h.fewest_moves.is_none())
+        );
+        // Opening again runs no migration twice.
+        drop(store);
+        Store::open(&url).await.expect("reopen");
+    }
+}

@@ -1,0 +1,435 @@
+//! The HTTP API against the real server on a free port with a temporary SQLite file.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+struct App {
+    base: String,
+    http: reqwest::Client,
+    _dir: tempfile::TempDir,
+}
+
+async fn start() -> App {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let mut config = tengen_server::Config::new(dir.path().to_path_buf());
+    config.port = 0;
+    config.hash_mb = 4;
+    config.database = Some(format!("sqlite://{}", dir.path().join("test.db").display()));
+    let server = tengen_server::Server::bind(&config)
+        .await
+        .expect("server binds");
+    let base = format!("http://{}", server.local_addr());
+    tokio::spawn(server.run_until(std::future::pending()));
+    App {
+        base,
+        http: reqwest::Client::new(),
+        _dir: dir,
+    }
+}
+
+impl App {
+    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .expect("request");
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("request");
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn text(&self, path: &str) -> (StatusCode, String) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("request");
+        (r.status(), r.text().await.expect("body"))
+    }
+
+    async fn create(&self, body: Value) -> Value {
+        let (s, v) = self.post("/api/games", body).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        v
+    }
+
+    async fn play(&self, id: &str, m: &str) -> Value {
+        let (s, v) = self
+            .post(&format!("/api/games/{id}/moves"), json!({ "move": m }))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{m}: {v}");
+        v
+    }
+}
+
+fn gid(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_string()
+}
+
+#[tokio::test]
+async fn a_hot_seat_game_is_won_by_a_five() {
+    let app = start().await;
+    let g = app.create(json!({ "opponent": "friend" })).await;
+    assert_eq!(g["status"], "Black to move");
+    assert_eq!(g["size"], "15x15");
+    let id = gid(&g);
+    let mut last = Value::Null;
+    for m in ["h8", "h9", "i8", "i9", "j8", "j9", "k8", "k9", "l8"] {
+        last = app.play(&id, m).await;
+    }
+    assert_eq!(last["status"], "Black wins: five in a row");
+    assert_eq!(last["over"], true);
+    assert_eq!(last["winner"], "black");
+    assert_eq!(last["winning_line"].as_array().map(Vec::len), Some(5));
+    assert_eq!(last["last_move"], json!([11, 7]));
+    assert_eq!(last["moves"][0], "h8");
+    let (s, e) = app
+        .post(&format!("/api/games/{id}/moves"), json!({ "move": "a1" }))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert!(e["error"].as_str().is_some_and(|t| t.contains("over")));
+    // Undo reopens the game; redo plays the five again.
+    let (s, u) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!((s, &u["status"]), (StatusCode::OK, &json!("Black to move")));
+    let (_, r) = app.post(&format!("/api/games/{id}/redo"), json!({})).await;
+    assert_eq!(r["status"], "Black wins: five in a row");
+}
+
+#[tokio::test]
+async fn bad_input_is_a_clear_error_and_changes_nothing() {
+    let app = start().await;
+    for body in [
+        json!({ "rule": "chess" }),
+        json!({ "size": "3" }),
+        json!({ "size": "101" }),
+        json!({ "level": "grandmaster" }),
+        json!({ "opponent": "alien" }),
+        json!({ "opening": "swap2" }),
+        json!({ "clock": { "kind": "total", "ms": 5 } }),
+        json!({ "colour": "black" }),
+    ] {
+        let (s, e) = app.post("/api/games", body.clone()).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{body}: {e}");
+        assert!(e["error"].is_string(), "{e}");
+    }
+    let g = app.create(json!({ "opponent": "friend" })).await;
+    let id = gid(&g);
+    app.play(&id, "h8").await;
+    let (s, e) = app
+        .post(&format!("/api/games/{id}/moves"), json!({ "move": "h8" }))
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    assert!(e["error"].as_str().is_some_and(|t| t.contains("occupied")));
+    let (s, _) = app
+        .post(&format!("/api/games/{id}/moves"), json!({ "move": "z99" }))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, _) = app
+        .post(&format!("/api/games/{id}/moves"), json!({ "mvoe": "a1" }))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (_, now) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(now["moves"], json!(["h8"]));
+    let (s, e) = app.get("/api/games/nope").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert!(e["error"].is_string());
+    let (s, _) = app
+        .post(
+            &format!("/api/games/{id}/analysis"),
+            json!({ "time_ms": 999999 }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, _) = app
+        .text(&format!("/api/games/{id}/record?format=doc"))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn against_the_computer_undo_redo_hint_and_analysis() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computer", "level": "beginner", "human": "black" }))
+        .await;
+    let id = gid(&g);
+    let r = app.play(&id, "h8").await;
+    assert!(r["computer_move"].is_string(), "{r}");
+    assert_eq!(r["moves"].as_array().map(Vec::len), Some(2));
+    assert_eq!(r["to_move"], "black");
+    let r = app.play(&id, "i9").await;
+    assert_eq!(r["moves"].as_array().map(Vec::len), Some(4));
+    let (s, u) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(u["moves"].as_array().map(Vec::len), Some(2));
+    assert_eq!(u["redo"].as_array().map(Vec::len), Some(2));
+    assert_eq!(u["redo"][0], "i9");
+    let (_, rd) = app.post(&format!("/api/games/{id}/redo"), json!({})).await;
+    assert_eq!(rd["moves"], r["moves"]);
+    let (s, h) = app
+        .post(&format!("/api/games/{id}/hint"), json!({ "time_ms": 300 }))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{h}");
+    assert!(h["move"].is_string());
+    let (_, after) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(after["moves"], r["moves"], "a hint plays nothing");
+    let (s, a) = app
+        .post(
+            &format!("/api/games/{id}/analysis"),
+            json!({ "time_ms": 300, "multipv": 3 }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{a}");
+    assert_eq!(a["lines"].as_array().map(Vec::len), Some(3));
+    assert!(
+        a["lines"][0]["moves"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+    );
+    assert_eq!(a["to_move"], "black");
+}
+
+#[tokio::test]
+async fn the_computer_moves_first_when_the_human_is_white() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computer", "human": "white", "level": "intermediate" }))
+        .await;
+    assert_eq!(g["moves"].as_array().map(Vec::len), Some(1));
+    assert!(g["computer_move"].is_string());
+    assert_eq!(g["to_move"], "white");
+    // Nothing of the human's to undo yet.
+    let (s, _) = app
+        .post(&format!("/api/games/{}/undo", gid(&g)), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn renju_lists_and_refuses_black_forbidden_points() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "friend", "rule": "renju" }))
+        .await;
+    let id = gid(&g);
+    let mut last = Value::Null;
+    // Black h8 i8 and j7 j6: j8 would make two open threes.
+    for m in ["h8", "a1", "i8", "a15", "j7", "o1", "j6", "o15"] {
+        last = app.play(&id, m).await;
+    }
+    let forbidden: Vec<&str> = last["forbidden"]
+        .as_array()
+        .expect("forbidden list")
+        .iter()
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    assert!(forbidden.contains(&"j8"), "{last}");
+    let (s, e) = app
+        .post(&format!("/api/games/{id}/moves"), json!({ "move": "j8" }))
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        e["error"].as_str().is_some_and(|t| t.contains("forbidden")),
+        "{e}"
+    );
+    // Under the tournament policy the move stands and black loses.
+    let g = app
+        .create(json!({ "opponent": "friend", "rule": "renju", "forbidden": "lose" }))
+        .await;
+    let id = gid(&g);
+    for m in ["h8", "a1", "i8", "a15", "j7", "o1", "j6", "o15"] {
+        app.play(&id, m).await;
+    }
+    let r = app.play(&id, "j8").await;
+    assert_eq!(
+        r["status"],
+        "White wins: black played a forbidden double-three"
+    );
+}
+
+#[tokio::test]
+async fn records_export_and_import_and_play_on_from_any_move() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "friend", "rule": "standard" }))
+        .await;
+    let id = gid(&g);
+    let moves = ["h8", "h9", "i8", "i9", "j8"];
+    for m in moves {
+        app.play(&id, m).await;
+    }
+    for format in ["psq", "sgf", "txt"] {
+        let (s, text) = app
+            .text(&format!("/api/games/{id}/record?format={format}"))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{format}: {text}");
+        let (s, v) = app
+            .post(
+                "/api/games/import",
+                json!({ "text": text, "format": format, "opponent": "friend", "at": 3 }),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{format}: {v}");
+        assert_eq!(v["moves"], json!(["h8", "h9", "i8"]), "{format}");
+        assert_eq!(v["redo"], json!(["i9", "j8"]), "{format}");
+        let nid = v["id"].as_str().expect("id");
+        // Play on with a different move: the rest is forgotten.
+        let r = app.play(nid, "a1").await;
+        assert_eq!(r["redo"], json!([]));
+        let (_, v) = app
+            .post(&format!("/api/games/{nid}/goto"), json!({ "ply": 1 }))
+            .await;
+        assert_eq!(v["moves"], json!(["h8"]));
+    }
+    let (s, e) = app
+        .post("/api/games/import", json!({ "text": "h8 h8" }))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert!(
+        e["error"].as_str().is_some_and(|t| t.contains("move 2")),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn results_and_hero_board_are_stored() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computer", "player": "Ann" }))
+        .await;
+    let id = gid(&g);
+    app.play(&id, "h8").await;
+    let (s, r) = app
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(r["status"], "White wins: black resigned");
+    let (_, t) = app.get("/api/results?player=Ann").await;
+    let beginner = &t["levels"][0];
+    assert_eq!(beginner["level"], "beginner");
+    assert_eq!(
+        (beginner["wins"].as_i64(), beginner["losses"].as_i64()),
+        (Some(0), Some(1))
+    );
+    let (_, t) = app.get("/api/results?player=Bob").await;
+    assert_eq!(t["levels"][0]["losses"], 0);
+    let (s, h) = app.get("/api/heroes").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(h["levels"].as_array().map(Vec::len), Some(4));
+    assert!(h["levels"][0]["fewest_moves"].is_null());
+}
+
+#[tokio::test]
+async fn draw_offers_resignation_in_hot_seat_and_leaving() {
+    let app = start().await;
+    let g = app.create(json!({ "opponent": "friend" })).await;
+    let id = gid(&g);
+    let (s, _) = app.post(&format!("/api/games/{id}/draw"), json!({})).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, d) = app
+        .post(&format!("/api/games/{id}/draw"), json!({ "agreed": true }))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(d["state"]["status"], "Draw by agreement");
+    let g = app.create(json!({ "opponent": "computer" })).await;
+    let id = gid(&g);
+    let (s, d) = app.post(&format!("/api/games/{id}/draw"), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{d}");
+    assert!(d["accepted"].is_boolean());
+    let r = app
+        .http
+        .delete(format!("{}/api/games/{id}", app.base))
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let (s, _) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_clock_that_runs_out_loses_and_computers_play_each_other() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "friend", "clock": { "kind": "total", "ms": 1000, "increment_ms": 0 } }))
+        .await;
+    assert_eq!(
+        g["clock"]["black_ms"].as_u64().map(|m| m <= 1000),
+        Some(true)
+    );
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let (_, s) = app.get(&format!("/api/games/{}", gid(&g))).await;
+    assert_eq!(s["status"], "White wins: black ran out of time");
+
+    let g = app
+        .create(json!({ "opponent": "computers", "level": "beginner", "size": "unbounded" }))
+        .await;
+    assert_eq!(g["size"], "unbounded");
+    let id = gid(&g);
+    for n in 1..=3 {
+        let (s, v) = app.post(&format!("/api/games/{id}/step"), json!({})).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["moves"].as_array().map(Vec::len), Some(n));
+    }
+}
+
+#[tokio::test]
+async fn the_page_is_served() {
+    let app = start().await;
+    for (path, needle) in [
+        ("/", "<svg id=\"board\""),
+        ("/app.js", "/api/games"),
+        ("/style.css", ".stone-black"),
+    ] {
+        let (s, body) = app.text(path).await;
+        assert_eq!(s, StatusCode::OK);
+        assert!(body.contains(needle), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn leaving_a_game_stops_its_search() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computers", "level": "master" }))
+        .await;
+    let id = gid(&g);
+    let started = std::time::Instant::now();
+    let step = {
+        let http = app.http.clone();
+        let url = format!("{}/api/games/{id}/step", app.base);
+        tokio::spawn(async move { http.post(url).send().await.map(|r| r.status()) })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let r = app
+        .http
+        .delete(format!("{}/api/games/{id}", app.base))
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let status = step.await.expect("task").expect("response");
+    assert_eq!(status, StatusCode::CONFLICT);
+    // The master would think for seconds; the stopped search ends at once.
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        started.elapsed()
+    );
+}

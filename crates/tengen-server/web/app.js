@@ -1,0 +1,618 @@
+// Tengen's page: talks to the JSON API (see API.md) and draws the board as SVG.
+const $ = (id) => document.getElementById(id);
+const SVGNS = 'http://www.w3.org/2000/svg';
+const C = 40; // one grid step in SVG units
+const store = {
+  get(k, d) { try { const v = localStorage.getItem('tengen.' + k); return v === null ? d : JSON.parse(v); } catch { return d; } },
+  set(k, v) { try { localStorage.setItem('tengen.' + k, JSON.stringify(v)); } catch { /* private mode */ } },
+};
+
+let state = null;      // the game as the server sent it
+let busy = false;      // a request that changes the game is under way
+let pending = null;    // [x, y] waiting for the confirming tap
+let hintAt = null;     // [x, y] of the last hint
+let pvLine = null;     // analysis best line shown on the board
+let view = null;       // the SVG viewBox {x, y, w, h}
+let geometry = '';     // what the intersections layer was drawn for
+let clockTimer = null;
+
+// ---- API -------------------------------------------------------------------------------
+async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) { opts.headers['content-type'] = 'application/json'; opts.body = JSON.stringify(body); }
+  const res = await fetch(path, opts);
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = text; }
+  if (!res.ok) throw new Error((data && data.error) || `${res.status} ${res.statusText}`);
+  return data;
+}
+
+function say(text, error = false) {
+  const m = $('message');
+  m.textContent = text || '';
+  m.classList.toggle('error', !!error);
+}
+
+async function act(fn) {
+  if (busy) return;
+  busy = true; document.body.classList.add('busy'); $('board').classList.add('busy');
+  updateButtons();
+  try { await fn(); } catch (e) { say(e.message, true); sound('error'); }
+  finally { busy = false; document.body.classList.remove('busy'); $('board').classList.remove('busy'); updateButtons(); }
+}
+
+// ---- notation --------------------------------------------------------------------------
+function columnLetters(x) { let n = x + 1, s = ''; while (n > 0) { n--; s = String.fromCharCode(97 + (n % 26)) + s; n = Math.floor(n / 26); } return s; }
+function pointName(x, y) { return state && state.height ? columnLetters(x) + (state.height - y) : `${x},${y}`; }
+
+// ---- board geometry --------------------------------------------------------------------
+function bounds() {
+  if (state.width) return { x0: 0, y0: 0, x1: state.width - 1, y1: state.height - 1 };
+  // Unbounded: the stones' extent plus a margin, at least 15x15 around the origin.
+  let x0 = -7, y0 = -7, x1 = 7, y1 = 7;
+  for (const [x, y] of state.points.concat(state.redo_points)) {
+    x0 = Math.min(x0, x - 5); y0 = Math.min(y0, y - 5); x1 = Math.max(x1, x + 5); y1 = Math.max(y1, y + 5);
+  }
+  return { x0, y0, x1, y1 };
+}
+
+// Coordinates are labelled every `step` lines, at a size that stays legible on big boards.
+function labelStep(b) { return Math.max(1, Math.ceil((b.x1 - b.x0 + 1) / 30)); }
+function labelScale(b) { return Math.max(1, labelStep(b) * 0.6); }
+function fullView(b) {
+  const m = C * 1.1 * labelScale(b);
+  return { x: b.x0 * C - m, y: b.y0 * C - m, w: (b.x1 - b.x0) * C + 2 * m, h: (b.y1 - b.y0) * C + 2 * m };
+}
+
+function setView(v) {
+  view = v;
+  $('board').setAttribute('viewBox', `${v.x} ${v.y} ${v.w} ${v.h}`);
+}
+
+function el(name, attrs, parent, text) {
+  const e = document.createElementNS(SVGNS, name);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function drawStatic(b) {
+  const svg = $('board');
+  svg.replaceChildren();
+  const defs = el('defs', {}, svg);
+  const gb = el('radialGradient', { id: 'g-black', cx: '35%', cy: '35%', r: '65%' }, defs);
+  el('stop', { offset: '0%', 'stop-color': '#666' }, gb); el('stop', { offset: '100%', 'stop-color': '#000' }, gb);
+  const gw = el('radialGradient', { id: 'g-white', cx: '35%', cy: '35%', r: '70%' }, defs);
+  el('stop', { offset: '0%', 'stop-color': '#fff' }, gw); el('stop', { offset: '100%', 'stop-color': '#cfcfcf' }, gw);
+  let d = '';
+  for (let x = b.x0; x <= b.x1; x++) d += `M${x * C} ${b.y0 * C}V${b.y1 * C}`;
+  for (let y = b.y0; y <= b.y1; y++) d += `M${b.x0 * C} ${y * C}H${b.x1 * C}`;
+  el('path', { d, class: 'grid' }, svg);
+  const stars = el('g', {}, svg);
+  if (state.width) {
+    const w = state.width, h = state.height;
+    const sx = w >= 13 ? 3 : 2, sy = h >= 13 ? 3 : 2;
+    const pts = [[sx, sy], [w - 1 - sx, sy], [sx, h - 1 - sy], [w - 1 - sx, h - 1 - sy], [(w - 1) >> 1, (h - 1) >> 1]];
+    for (const [x, y] of pts) el('circle', { cx: x * C, cy: y * C, r: 4, class: 'star' }, stars);
+  } else {
+    el('circle', { cx: 0, cy: 0, r: 4, class: 'star' }, stars);
+  }
+  const coords = el('g', { id: 'coords' }, svg);
+  const step = labelStep(b), k = 0.75 * labelScale(b);
+  for (let x = b.x0; x <= b.x1; x += step) {
+    const label = state.width ? columnLetters(x).toUpperCase() : String(x);
+    el('text', { x: x * C, y: (b.y1 + k) * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
+    el('text', { x: x * C, y: (b.y0 - k) * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
+  }
+  for (let y = b.y0; y <= b.y1; y += step) {
+    const label = state.height ? String(state.height - y) : String(y);
+    el('text', { x: (b.x0 - k) * C, y: y * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
+    el('text', { x: (b.x1 + k) * C, y: y * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
+  }
+  el('g', { id: 'marks' }, svg);
+  el('g', { id: 'stones' }, svg);
+  el('g', { id: 'overlay' }, svg);
+  const pts = el('g', { id: 'points' }, svg);
+  // Every intersection is focusable (roving tabindex) and named, so the keyboard can play.
+  const frag = document.createDocumentFragment();
+  for (let y = b.y0; y <= b.y1; y++) {
+    for (let x = b.x0; x <= b.x1; x++) {
+      const c = el('circle', { cx: x * C, cy: y * C, r: C * 0.47, class: 'pt free', tabindex: '-1', role: 'gridcell',
+        'aria-label': pointName(x, y).toUpperCase(), 'data-x': x, 'data-y': y }, null);
+      frag.appendChild(c);
+    }
+  }
+  pts.appendChild(frag);
+  focusPoint = null;
+}
+
+let focusPoint = null;
+function pointEl(x, y) { return $('board').querySelector(`.pt[data-x="${x}"][data-y="${y}"]`); }
+function setRoving(x, y) {
+  const old = $('board').querySelector('.pt[tabindex="0"]');
+  if (old) old.setAttribute('tabindex', '-1');
+  const e = pointEl(x, y);
+  if (e) { e.setAttribute('tabindex', '0'); focusPoint = [x, y]; }
+  return e;
+}
+
+function render() {
+  if (!state) return;
+  const b = bounds();
+  const key = `${state.id}:${b.x0},${b.y0},${b.x1},${b.y1}`;
+  if (key !== geometry) {
+    const sameGame = geometry.startsWith(state.id + ':');
+    geometry = key;
+    drawStatic(b);
+    if (!sameGame || !view) setView(fullView(b)); else setView(view);
+  }
+  const svg = $('board');
+  svg.classList.toggle('turn-black', state.to_move === 'black');
+  svg.classList.toggle('turn-white', state.to_move === 'white');
+  $('coords').style.display = $('opt-coords').checked ? '' : 'none';
+  const stones = $('stones'), marks = $('marks'), overlay = $('overlay');
+  stones.replaceChildren(); marks.replaceChildren(); overlay.replaceChildren();
+  const occupied = new Set();
+  const numbers = $('opt-numbers').checked;
+  state.points.forEach(([x, y], i) => {
+    const black = i % 2 === 0;
+    occupied.add(`${x},${y}`);
+    el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: black ? 'stone-black' : 'stone-white' }, stones);
+    if (numbers) el('text', { x: x * C, y: y * C, class: 'num ' + (black ? 'on-black' : 'on-white') }, stones, String(i + 1));
+  });
+  for (const f of state.forbidden) {
+    const s = C * 0.22, x = f.x * C, y = f.y * C;
+    const g = el('g', { class: 'forbidden', 'data-forbidden': f.name }, marks);
+    el('title', {}, g, `${f.name.toUpperCase()}: forbidden to black (${f.kind.replace('_', '-')})`);
+    el('path', { d: `M${x - s} ${y - s}L${x + s} ${y + s}M${x + s} ${y - s}L${x - s} ${y + s}` }, g);
+  }
+  if (state.last_move && !numbers) {
+    const [x, y] = state.last_move;
+    el('circle', { cx: x * C, cy: y * C, r: C * 0.12, class: 'last', id: 'last-move' }, overlay);
+  }
+  if (state.winning_line.length) {
+    const w = state.winning_line;
+    el('line', { x1: w[0][0] * C, y1: w[0][1] * C, x2: w[w.length - 1][0] * C, y2: w[w.length - 1][1] * C, class: 'winline', id: 'win-line' }, overlay);
+    for (const [x, y] of w) el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: 'winstone' }, overlay);
+  }
+  if (hintAt) el('circle', { cx: hintAt[0] * C, cy: hintAt[1] * C, r: C * 0.4, class: 'hint', id: 'hint-mark' }, overlay);
+  if (pvLine && pvLine.ply === state.points.length) {
+    pvLine.points.forEach(([x, y], i) => {
+      const black = (state.points.length + i) % 2 === 0;
+      el('circle', { cx: x * C, cy: y * C, r: C * 0.4, class: 'pv ' + (black ? 'stone-black' : 'stone-white') }, overlay);
+      el('text', { x: x * C, y: y * C, class: 'num ' + (black ? 'on-black' : 'on-white') }, overlay, String(i + 1));
+    });
+  }
+  for (const p of svg.querySelectorAll('.pt')) {
+    const k = `${p.dataset.x},${p.dataset.y}`;
+    const taken = occupied.has(k);
+    p.classList.toggle('free', !taken && !state.over);
+    p.classList.toggle('pending', !!pending && k === `${pending[0]},${pending[1]}`);
+  }
+  if (!focusPoint || !pointEl(...focusPoint)) {
+    const c = state.last_move || (state.width ? [(state.width - 1) >> 1, (state.height - 1) >> 1] : [0, 0]);
+    setRoving(c[0], c[1]);
+  }
+  renderPanel();
+}
+
+function renderPanel() {
+  let status = state.status;
+  if (state.opponent === 'computer' && !state.over && state.to_move === state.human) status = `Your move (${state.human}) — ${state.status}`;
+  $('status').textContent = status;
+  const ol = $('moves');
+  ol.replaceChildren();
+  const all = state.moves.concat(state.redo);
+  all.forEach((m, i) => {
+    const li = document.createElement('li');
+    li.textContent = m;
+    li.dataset.ply = i + 1;
+    if (i === state.moves.length - 1) li.className = 'current';
+    if (i >= state.moves.length) li.className = 'future';
+    ol.appendChild(li);
+  });
+  const cur = ol.querySelector('.current'); if (cur) cur.scrollIntoView({ block: 'nearest' });
+  const slider = $('slider');
+  slider.max = all.length; slider.value = state.moves.length;
+  updateButtons();
+  renderClock();
+  location.hash = shareHash();
+}
+
+function updateButtons() {
+  const s = state, none = !s;
+  const human = s && !s.over && !s.computer_to_move;
+  $('undo').disabled = none || busy || !s.can_undo;
+  $('redo').disabled = none || busy || !s.redo.length;
+  $('hint').disabled = none || busy || !human;
+  $('resign').disabled = none || busy || s.over || s.opponent === 'computers';
+  $('draw').disabled = none || busy || s.over || s.opponent === 'computers';
+  $('step').hidden = none || !s.computer_to_move || s.opponent === 'computers';
+  $('step').disabled = busy;
+  $('analyse').disabled = none || busy || s.over;
+  for (const id of ['first', 'back', 'forward', 'last', 'slider']) $(id).disabled = none || busy;
+}
+
+// ---- clock -----------------------------------------------------------------------------
+let clockBase = null;
+function renderClock() {
+  const c = state.clock;
+  $('clock').hidden = !c;
+  if (!c) return;
+  clockBase = { at: performance.now(), black: c.black_ms, white: c.white_ms, running: c.running };
+  tickClock();
+  if (!clockTimer) clockTimer = setInterval(tickClock, 200);
+}
+function fmt(ms) { const s = Math.ceil(ms / 1000); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`; }
+function tickClock() {
+  if (!clockBase || !state || !state.clock) return;
+  const el2 = performance.now() - clockBase.at;
+  for (const c of ['black', 'white']) {
+    const left = Math.max(0, clockBase[c] - (clockBase.running === c ? el2 : 0));
+    const e = $('clock-' + c);
+    e.textContent = `${c === 'black' ? 'Black' : 'White'} ${fmt(left)}`;
+    e.classList.toggle('running', clockBase.running === c && !state.over);
+    e.classList.toggle('low', left < 10000);
+    if (left === 0 && clockBase.running === c && !state.over && !busy) { clockBase.running = null; refresh(); }
+  }
+}
+async function refresh() { if (state) act(async () => setState(await api('GET', `/api/games/${state.id}`))); }
+
+// ---- sound -----------------------------------------------------------------------------
+let audio = null;
+function sound(kind) {
+  if (store.get('muted', false)) return;
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const t = audio.currentTime;
+    const tone = (freq, start, dur, type = 'sine', vol = 0.2) => {
+      const o = audio.createOscillator(), g = audio.createGain();
+      o.type = type; o.frequency.value = freq;
+      g.gain.setValueAtTime(vol, t + start); g.gain.exponentialRampToValueAtTime(0.001, t + start + dur);
+      o.connect(g).connect(audio.destination); o.start(t + start); o.stop(t + start + dur + 0.02);
+    };
+    if (kind === 'stone') tone(900, 0, 0.06, 'triangle', 0.3);
+    else if (kind === 'win') [523, 659, 784, 1047].forEach((f, i) => tone(f, i * 0.12, 0.25));
+    else if (kind === 'loss') [392, 330, 262].forEach((f, i) => tone(f, i * 0.18, 0.3));
+    else if (kind === 'threat') { tone(660, 0, 0.1, 'square', 0.08); tone(660, 0.15, 0.1, 'square', 0.08); }
+    else if (kind === 'error') tone(200, 0, 0.12, 'sawtooth', 0.08);
+  } catch { /* no audio */ }
+}
+function renderMute() {
+  const m = store.get('muted', false);
+  $('mute').textContent = m ? 'Sound off' : 'Sound on';
+  $('mute').setAttribute('aria-pressed', String(m));
+}
+
+// A four or an open three by the stone just played (for the warning sound).
+function threatAt(points, i) {
+  if (i < 0) return false;
+  const mine = new Set(), all = new Set();
+  points.forEach(([x, y], j) => { all.add(`${x},${y}`); if (j % 2 === i % 2) mine.add(`${x},${y}`); });
+  const [px, py] = points[i];
+  for (const [dx, dy] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
+    let n = 1, open = 0;
+    for (const s of [1, -1]) {
+      let k = 1;
+      while (mine.has(`${px + s * k * dx},${py + s * k * dy}`)) { n++; k++; }
+      if (!all.has(`${px + s * k * dx},${py + s * k * dy}`)) open++;
+    }
+    if ((n >= 4 && open >= 1) || (n === 3 && open === 2)) return true;
+  }
+  return false;
+}
+
+// ---- state changes -----------------------------------------------------------------------
+function setState(s, { quiet = false } = {}) {
+  const before = state;
+  state = s;
+  pending = null;
+  if (!before || before.id !== s.id || before.points.length !== s.points.length) { hintAt = null; }
+  store.set('game', s.id);
+  render();
+  if (quiet || !before || before.id !== s.id) return;
+  if (s.points.length > before.points.length) sound('stone');
+  if (s.over && !before.over) {
+    const humanWon = s.opponent === 'computer' ? s.winner === s.human : !!s.winner;
+    sound(humanWon ? 'win' : (s.winner ? 'loss' : 'win'));
+  } else if (!s.over && s.points.length > before.points.length && threatAt(s.points, s.points.length - 1)) {
+    setTimeout(() => sound('threat'), 120);
+  }
+}
+
+async function playAt(x, y) {
+  if (!state || state.over || busy || state.computer_to_move) return;
+  if (state.points.some(([a, b]) => a === x && b === y)) return;
+  if ($('opt-confirm').checked && !(pending && pending[0] === x && pending[1] === y)) {
+    pending = [x, y]; render(); say(`Tap ${pointName(x, y).toUpperCase()} again to play there.`); return;
+  }
+  pending = null;
+  await act(async () => {
+    const name = pointName(x, y);
+    // Show the stone at once; the server's answer replaces the board.
+    const optimistic = { ...state, points: state.points.concat([[x, y]]), moves: state.moves.concat([name]), last_move: [x, y], forbidden: [], computer_to_move: state.opponent === 'computer' };
+    if (state.opponent === 'computer') { optimistic.status = 'Computer thinking…'; state = optimistic; render(); }
+    const r = await api('POST', `/api/games/${optimistic.id}/moves`, { move: name });
+    say(r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : '');
+    setState(r);
+  }).catch(() => {});
+  if (state && state.opponent === 'computer' && !state.over && state.computer_to_move) {
+    // The move was refused or the reply failed: show the server's view.
+    try { setState(await api('GET', `/api/games/${state.id}`), { quiet: true }); } catch { /* shown already */ }
+  }
+  autoplay();
+}
+
+let autoplaying = false;
+let autoStop = false;
+async function autoplay() {
+  if (autoplaying) return;
+  autoplaying = true;
+  try {
+    while (state && state.opponent === 'computers' && !state.over && !busy && !autoStop) {
+      const id = state.id;
+      await act(async () => { const r = await api('POST', `/api/games/${id}/step`); if (state && state.id === id) setState(r); });
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  } finally { autoplaying = false; }
+}
+
+// ---- new game ----------------------------------------------------------------------------
+function formSettings() {
+  const f = $('new-game-form');
+  const data = Object.fromEntries(new FormData(f).entries());
+  return data;
+}
+function loadForm() {
+  const saved = store.get('settings', null);
+  const f = $('new-game-form');
+  if (saved) {
+    for (const [k, v] of Object.entries(saved)) {
+      const e = f.elements[k];
+      if (!e) continue;
+      if (e instanceof RadioNodeList) { for (const r of e) r.checked = r.value === v; } else e.value = v;
+    }
+  }
+  formVisibility();
+}
+function formVisibility() {
+  const d = formSettings();
+  for (const e of document.querySelectorAll('.custom-size')) e.hidden = d.size !== 'custom';
+  for (const e of document.querySelectorAll('.clock-opt')) e.hidden = d.clock === 'none';
+  $('new-game-form').elements.level.disabled = d.opponent === 'friend';
+  $('new-game-form').elements.human.disabled = d.opponent !== 'computer';
+}
+function gameRequest(d) {
+  const size = d.size === 'custom' ? (d.custom || '15').trim() : d.size;
+  let clock = { kind: 'none' };
+  const t = Number(d.clock_time) || 10, inc = Number(d.clock_inc) || 0;
+  if (d.clock === 'per_move') clock = { kind: 'per_move', ms: Math.round(t * 1000) };
+  if (d.clock === 'total') clock = { kind: 'total', ms: Math.round(t * 60000), increment_ms: Math.round(inc * 1000) };
+  return { opponent: d.opponent, level: d.level || 'beginner', human: d.human || 'black', rule: d.rule, opening: d.opening, size, clock, player: d.player || '' };
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Waits for the request under way (the computer's move) to finish, stopping autoplay.
+async function settle() {
+  autoStop = true;
+  // Leaving the game stops the computer's search at once.
+  if (busy && state) await leaveCurrent();
+  while (busy) await sleep(30);
+  autoStop = false;
+}
+async function leaveCurrent() {
+  if (state) { const id = state.id; state = null; try { await fetch(`/api/games/${id}`, { method: 'DELETE' }); } catch { /* gone */ } }
+}
+async function startGame(req) {
+  await settle();
+  await act(async () => {
+    await leaveCurrent();
+    geometry = ''; pvLine = null; clearAnalysis();
+    const r = await api('POST', '/api/games', req);
+    setState(r);
+    say(r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : 'New game.');
+  });
+  autoplay();
+}
+
+// ---- records -----------------------------------------------------------------------------
+async function importRecord(text, extra = {}) {
+  const d = store.get('settings', null) || formSettings();
+  const base = gameRequest(d);
+  delete base.size; delete base.rule;
+  await settle();
+  await act(async () => {
+    await leaveCurrent();
+    geometry = ''; pvLine = null; clearAnalysis();
+    const r = await api('POST', '/api/games/import', { ...base, ...extra, text });
+    setState(r);
+    say(`Record loaded: ${r.moves.length} moves.`);
+  });
+}
+function shareHash() {
+  if (!state) return '';
+  // Points on the unbounded board are written x,y, so moves are separated by ';' there.
+  return `#size=${state.size}&rule=${state.rule}&moves=${state.moves.join(state.width ? ',' : ';')}`;
+}
+async function fromHash() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (!h.has('moves')) return false;
+  const size = h.get('size') || '15';
+  const raw = h.get('moves') || '';
+  const moves = raw ? raw.split(size === 'unbounded' ? ';' : ',') : [];
+  await importRecord(moves.join('\n'), { size, rule: h.get('rule') || 'freestyle', format: 'txt', opponent: 'friend' });
+  return true;
+}
+
+// ---- analysis ----------------------------------------------------------------------------
+function clearAnalysis() { $('eval-text').textContent = ''; $('pv-list').replaceChildren(); $('evalbar-black').style.width = '50%'; }
+async function analyse() {
+  await act(async () => {
+    const a = await api('POST', `/api/games/${state.id}/analysis`, { multipv: Number($('multipv').value), time_ms: Number($('analysis-time').value) });
+    const best = a.lines[0];
+    if (!best) return;
+    let share;
+    if (best.forced_winner) share = best.forced_winner === 'black' ? 100 : 0;
+    else share = 50 + 50 * Math.tanh(best.black_value / 800);
+    $('evalbar-black').style.width = `${share}%`;
+    $('eval-text').textContent = best.forced_winner
+      ? `${best.forced_winner === 'black' ? 'Black' : 'White'}: forced win in ${best.forced_win_in}`
+      : `Evaluation ${best.black_value > 0 ? '+' : ''}${best.black_value} (for black) · depth ${a.depth}`;
+    const ol = $('pv-list'); ol.replaceChildren();
+    for (const l of a.lines) { const li = document.createElement('li'); li.textContent = `${l.moves[0] || ''} (${l.score}): ${l.moves.join(' ')}`; ol.appendChild(li); }
+    pvLine = { ply: a.ply, points: best.points.slice(0, 8) };
+    render();
+  });
+}
+
+// ---- results -----------------------------------------------------------------------------
+function ms(t) { const s = Math.round(t / 1000); return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`; }
+async function showResults() {
+  const player = (store.get('settings', {}) || {}).player || 'Anonymous';
+  $('results-player').textContent = `(${player})`;
+  try {
+    const [r, h] = await Promise.all([api('GET', `/api/results?player=${encodeURIComponent(player)}`), api('GET', '/api/heroes')]);
+    const tb = $('tally').tBodies[0]; tb.replaceChildren();
+    for (const l of r.levels) { const tr = tb.insertRow(); for (const v of [l.level, l.wins, l.losses, l.draws]) tr.insertCell().textContent = v; }
+    const hb = $('heroes').tBodies[0]; hb.replaceChildren();
+    for (const l of h.levels) {
+      const tr = hb.insertRow();
+      tr.insertCell().textContent = l.level;
+      tr.insertCell().textContent = l.fewest_moves ? `${l.fewest_moves.player}: ${l.fewest_moves.moves} moves` : '—';
+      tr.insertCell().textContent = l.shortest_time ? `${l.shortest_time.player}: ${ms(l.shortest_time.duration_ms)}` : '—';
+    }
+  } catch (e) { say(e.message, true); }
+  $('results-dialog').showModal();
+}
+
+// ---- pan and zoom ------------------------------------------------------------------------
+function svgPoint(evt) {
+  const svg = $('board'); const r = svg.getBoundingClientRect();
+  const s = Math.max(view.w / r.width, view.h / r.height);
+  const ox = (r.width * s - view.w) / 2, oy = (r.height * s - view.h) / 2;
+  return { x: view.x - ox + (evt.clientX - r.left) * s, y: view.y - oy + (evt.clientY - r.top) * s, s };
+}
+function zoom(factor, cx, cy) {
+  if (!view) return;
+  const full = fullView(bounds());
+  let w = Math.min(full.w * 1.2, Math.max(C * 6, view.w * factor));
+  const f = w / view.w;
+  cx = cx ?? view.x + view.w / 2; cy = cy ?? view.y + view.h / 2;
+  setView({ x: cx - (cx - view.x) * f, y: cy - (cy - view.y) * f, w, h: view.h * f });
+}
+
+function wire() {
+  const svg = $('board');
+  let drag = null;
+  svg.addEventListener('pointerdown', (e) => { if (view) drag = { x: e.clientX, y: e.clientY, v: { ...view }, moved: false, id: e.pointerId }; });
+  svg.addEventListener('pointermove', (e) => {
+    if (!drag || drag.id !== e.pointerId) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 8) return;
+    drag.moved = true;
+    const r = svg.getBoundingClientRect(); const s = Math.max(drag.v.w / r.width, drag.v.h / r.height);
+    setView({ ...drag.v, x: drag.v.x - dx * s, y: drag.v.y - dy * s });
+  });
+  svg.addEventListener('pointerup', (e) => {
+    const d = drag; drag = null;
+    if (!d || d.moved) return;
+    const t = e.target.closest && e.target.closest('.pt');
+    if (t) playAt(Number(t.dataset.x), Number(t.dataset.y));
+  });
+  svg.addEventListener('pointercancel', () => { drag = null; });
+  svg.addEventListener('wheel', (e) => { e.preventDefault(); const p = svgPoint(e); zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y); }, { passive: false });
+  svg.addEventListener('keydown', (e) => {
+    const t = e.target.closest && e.target.closest('.pt');
+    if (!t) return;
+    const x = Number(t.dataset.x), y = Number(t.dataset.y);
+    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    if (moves[e.key]) {
+      e.preventDefault();
+      const n = setRoving(x + moves[e.key][0], y + moves[e.key][1]);
+      if (n) n.focus();
+    } else if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); playAt(x, y); }
+  });
+  svg.addEventListener('focusin', (e) => { const t = e.target.closest && e.target.closest('.pt'); if (t) setRoving(Number(t.dataset.x), Number(t.dataset.y)); });
+  $('zoom-in').onclick = () => zoom(1 / 1.4);
+  $('zoom-out').onclick = () => zoom(1.4);
+  $('zoom-fit').onclick = () => setView(fullView(bounds()));
+
+  $('new-game-button').onclick = () => { loadForm(); $('new-game-dialog').showModal(); };
+  $('cancel-new').onclick = () => $('new-game-dialog').close();
+  $('new-game-form').addEventListener('change', formVisibility);
+  $('new-game-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const d = formSettings();
+    store.set('settings', d);
+    $('new-game-dialog').close();
+    startGame(gameRequest(d));
+  });
+  $('undo').onclick = () => act(async () => { setState(await api('POST', `/api/games/${state.id}/undo`), { quiet: true }); say('Move taken back.'); });
+  $('redo').onclick = () => act(async () => { setState(await api('POST', `/api/games/${state.id}/redo`), { quiet: true }); say(''); });
+  $('step').onclick = () => act(async () => { const r = await api('POST', `/api/games/${state.id}/step`); setState(r); say(`Computer played ${r.computer_move.toUpperCase()}.`); });
+  $('hint').onclick = () => act(async () => {
+    const h = await api('POST', `/api/games/${state.id}/hint`);
+    hintAt = h.point; render();
+    say(`Hint: ${h.move.toUpperCase()} (${h.score}).`);
+  });
+  $('resign').onclick = () => {
+    if (!confirm('Resign this game?')) return;
+    act(async () => setState(await api('POST', `/api/games/${state.id}/resign`)));
+  };
+  $('draw').onclick = () => {
+    if (state.opponent === 'friend') {
+      if (!confirm('Does the other player accept a draw?')) return;
+      act(async () => { const r = await api('POST', `/api/games/${state.id}/draw`, { agreed: true }); setState(r.state); say(r.message); });
+    } else {
+      act(async () => { const r = await api('POST', `/api/games/${state.id}/draw`); setState(r.state); say(r.message); });
+    }
+  };
+  const go = (ply) => act(async () => { setState(await api('POST', `/api/games/${state.id}/goto`, { ply }), { quiet: true }); });
+  $('first').onclick = () => go(0);
+  $('back').onclick = () => go(Math.max(0, state.moves.length - 1));
+  $('forward').onclick = () => go(Math.min(state.moves.length + state.redo.length, state.moves.length + 1));
+  $('last').onclick = () => go(state.moves.length + state.redo.length);
+  $('slider').onchange = () => go(Number($('slider').value));
+  $('moves').onclick = (e) => { const li = e.target.closest('li'); if (li) go(Number(li.dataset.ply)); };
+  for (const id of ['opt-numbers', 'opt-coords', 'opt-confirm']) {
+    $(id).checked = store.get(id, $(id).checked);
+    $(id).onchange = () => { store.set(id, $(id).checked); pending = null; render(); };
+  }
+  $('mute').onclick = () => { store.set('muted', !store.get('muted', false)); renderMute(); };
+  renderMute();
+  $('analyse').onclick = analyse;
+  $('download').onclick = () => {
+    if (!state) return;
+    const a = document.createElement('a');
+    a.href = `/api/games/${state.id}/record?format=${$('format').value}`;
+    a.download = `tengen-${state.id}.${$('format').value}`;
+    document.body.appendChild(a); a.click(); a.remove();
+  };
+  $('open-file').onchange = async () => {
+    const f = $('open-file').files[0]; if (!f) return;
+    const text = await f.text();
+    const ext = f.name.split('.').pop().toLowerCase();
+    await importRecord(text, ['psq', 'sgf', 'txt'].includes(ext) ? { format: ext } : {});
+    $('open-file').value = '';
+  };
+  $('paste-load').onclick = () => importRecord($('paste-text').value);
+  $('share').onclick = async () => {
+    const link = location.origin + '/' + shareHash();
+    $('share-link').hidden = false; $('share-link').value = link; $('share-link').select();
+    try { await navigator.clipboard.writeText(link); say('Share link copied.'); } catch { say('Copy the link below.'); }
+  };
+  $('results-button').onclick = showResults;
+}
+
+async function init() {
+  wire();
+  loadForm();
+  if (await fromHash().then(() => !!state, () => false)) return;
+  const id = store.get('game', null);
+  if (id) {
+    try { setState(await api('GET', `/api/games/${id}`), { quiet: true }); autoplay(); return; } catch { /* gone */ }
+  }
+  $('new-game-dialog').showModal();
+}
+init();

@@ -1,0 +1,190 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { startServer, startBrowser, newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
+
+let server, browser, page;
+
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+  page = await browser.context.newPage();
+  page.on('dialog', (d) => d.accept());
+  page.on('pageerror', (e) => { throw e; });
+  await page.goto(server.url + '/');
+});
+
+after(async () => {
+  if (browser) await browser.stop();
+  if (server) await server.stop();
+});
+
+async function play(moves) {
+  let n = await playedCount(page);
+  for (const m of moves) {
+    await clickPoint(page, m);
+    n += 1;
+    await waitPlayed(page, n);
+  }
+}
+
+test('a hot-seat game is won with a five', async () => {
+  await newGame(page, { opponent: 'friend' });
+  assert.equal(await status(page), 'Black to move');
+  await play(['h8', 'h9', 'i8', 'i9', 'j8', 'j9', 'k8', 'k9', 'l8']);
+  assert.equal(await status(page), 'Black wins: five in a row');
+  assert.equal(await page.locator('#win-line').count(), 1);
+  assert.equal(await page.locator('#board .winstone').count(), 5);
+});
+
+test('a game against the beginner is played to its end', async () => {
+  await newGame(page, { opponent: 'computer', level: 'beginner' });
+  await clickPoint(page, 'h8');
+  await waitPlayed(page, 2);
+  // Follow the engine's hints until the game ends (or give up and resign: still an end).
+  for (let i = 0; i < 60 && !(await page.evaluate(() => /wins|Draw/.test(document.getElementById('status').textContent))); i++) {
+    const n = await playedCount(page);
+    await page.click('#hint');
+    await page.waitForFunction(() => /^Hint: /.test(document.getElementById('message').textContent));
+    await waitIdle(page);
+    const hint = (await page.textContent('#message')).match(/^Hint: (\S+)/)[1].replace(/\.$/, '');
+    await clickPoint(page, hint);
+    await page.waitForFunction((k) => document.querySelectorAll('#moves li:not(.future)').length > k && !document.body.classList.contains('busy'), n, { timeout: 30000 });
+  }
+  let s = await status(page);
+  if (!/wins|Draw/.test(s)) { await page.click('#resign'); await waitIdle(page); s = await status(page); }
+  assert.match(s, /Black wins|White wins|Draw/);
+  console.log(`# beginner game: ${s} after ${await playedCount(page)} moves`);
+});
+
+test('undo and redo against the computer', async () => {
+  await newGame(page, { opponent: 'computer', level: 'beginner' });
+  await clickPoint(page, 'h8');
+  await waitPlayed(page, 2);
+  await clickPoint(page, 'j10');
+  await waitPlayed(page, 4);
+  await page.click('#undo');
+  await waitPlayed(page, 2);
+  assert.equal(await page.locator('#moves li.future').count(), 2);
+  await page.click('#redo');
+  await waitPlayed(page, 4);
+  assert.equal(await page.locator('#moves li.future').count(), 0);
+  assert.match(await status(page), /Your move \(black\)/);
+});
+
+test('a hint marks a point without playing it', async () => {
+  await newGame(page, { opponent: 'friend' });
+  await play(['h8', 'h9', 'i8', 'i9', 'j8', 'j9']);
+  await page.click('#hint');
+  await page.waitForSelector('#hint-mark');
+  await waitIdle(page);
+  const msg = await page.textContent('#message');
+  // Black has an open three: the best move makes four (g8 or k8).
+  assert.match(msg, /^Hint: (G8|K8)\b/);
+  assert.equal(await playedCount(page), 6);
+});
+
+test('a record is downloaded and loaded back', async () => {
+  await newGame(page, { opponent: 'friend' });
+  await play(['h8', 'i9', 'j10', 'g7', 'h10']);
+  await page.evaluate(() => { document.getElementById('records-panel').open = true; });
+  await page.selectOption('#format', 'psq');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const file = join(tmpdir(), `tengen-e2e-${Date.now()}.psq`);
+  await download.saveAs(file);
+  await newGame(page, { opponent: 'friend' });
+  assert.equal(await playedCount(page), 0);
+  await page.setInputFiles('#open-file', file);
+  await waitPlayed(page, 5);
+  const moves = await page.$$eval('#moves li', (l) => l.map((e) => e.textContent));
+  assert.deepEqual(moves, ['h8', 'i9', 'j10', 'g7', 'h10']);
+  // Replay: back to the start and forward again.
+  await page.click('#first');
+  await waitPlayed(page, 0);
+  await page.click('#forward');
+  await waitPlayed(page, 1);
+  await page.click('#last');
+  await waitPlayed(page, 5);
+  // A pasted plain list loads too.
+  await page.fill('#paste-text', 'h8 h9 i8');
+  await page.click('#paste-load');
+  await waitPlayed(page, 3);
+  writeFileSync(file, '');
+});
+
+test('renju marks black\'s forbidden points', async () => {
+  await newGame(page, { opponent: 'friend', rule: 'renju' });
+  await play(['h8', 'a1', 'i8', 'a15', 'j7', 'o1', 'j6', 'o15']);
+  await page.waitForSelector('#board [data-forbidden="j8"]');
+  assert.ok(await page.locator('#board .forbidden').count() >= 1);
+  // Clicking it is refused with a message, and nothing is played.
+  await clickPoint(page, 'j8');
+  await page.waitForFunction(() => /forbidden/.test(document.getElementById('message').textContent));
+  assert.equal(await playedCount(page), 8);
+});
+
+test('screenshots of a 15x15 game and a 100x100 game', async () => {
+  await newGame(page, { opponent: 'friend', rule: 'renju' });
+  await play(['h8', 'i9', 'i8', 'g8', 'j7', 'j9', 'k9', 'h9', 'g9']);
+  await page.screenshot({ path: screenshotPath('board-15x15.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: screenshotPath('board-15x15-phone.png') });
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await newGame(page, { opponent: 'friend', size: 'custom', custom: '100x100' });
+  assert.equal(await page.locator('#board .pt').count(), 10000);
+  await play(['ax50', 'ay51', 'aw49']);
+  await page.screenshot({ path: screenshotPath('board-100x100.png') });
+  // Zoomed in on the stones.
+  for (let i = 0; i < 6; i++) await page.click('#zoom-in');
+  await page.screenshot({ path: screenshotPath('board-100x100-zoomed.png') });
+  // The unbounded board grows around the stones; points there are named x,y.
+  await newGame(page, { opponent: 'friend', size: 'unbounded' });
+  await play(['0,0', '1,1', '-1,0', '-3,-7']);
+  assert.equal(await page.locator('#board .pt[aria-label="-3,-12"]').count(), 1);
+  await page.screenshot({ path: screenshotPath('board-unbounded.png') });
+});
+
+test('the keyboard plays and a share link restores the position', async () => {
+  await newGame(page, { opponent: 'friend' });
+  await page.focus('#board .pt[aria-label="H8"]');
+  await page.keyboard.press('Enter');
+  await waitPlayed(page, 1);
+  await page.focus('#board .pt[aria-label="H8"]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'I8');
+  await page.keyboard.press('Enter');
+  await waitPlayed(page, 2);
+  const url = page.url();
+  assert.match(url, /#size=15x15&rule=freestyle&moves=h8,i8$/);
+  const other = await browser.context.newPage();
+  await other.goto(url);
+  await other.waitForFunction(() => document.querySelectorAll('#moves li:not(.future)').length === 2);
+  assert.equal((await other.textContent('#status')).trim(), 'Black to move');
+  await other.close();
+});
+
+test('analysis shows the evaluation and the best lines', async () => {
+  await newGame(page, { opponent: 'friend' });
+  await play(['h8', 'h9', 'i8', 'i9', 'j8', 'j9']);
+  await page.evaluate(() => { document.getElementById('analysis-panel').open = true; });
+  await page.selectOption('#multipv', '3');
+  await page.click('#analyse');
+  await page.waitForFunction(() => document.getElementById('eval-text').textContent.length > 0);
+  await waitIdle(page);
+  const text = await page.textContent('#eval-text');
+  assert.match(text, /Black: forced win in \d+|Evaluation \+\d+/);
+  assert.ok(await page.locator('#pv-list li').count() >= 1);
+  const share = await page.evaluate(() => parseFloat(document.getElementById('evalbar-black').style.width));
+  assert.ok(share > 50, `black's share of the bar: ${share}`);
+});
+
+test('the computer plays itself, and a new game stops it', async () => {
+  await newGame(page, { opponent: 'computers', level: 'beginner' });
+  await page.waitForFunction(() => document.querySelectorAll('#moves li').length >= 4, null, { timeout: 30000 });
+  await newGame(page, { opponent: 'friend' });
+  await waitIdle(page);
+  assert.equal(await playedCount(page), 0);
+  assert.equal(await status(page), 'Black to move');
+});

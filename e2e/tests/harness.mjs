@@ -1,0 +1,94 @@
+// Starts the real `tengen serve` on a free port with a temporary data folder, and Debian's
+// Chromium headless through playwright-core.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, existsSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SCREENSHOTS = join(ROOT, 'target', 'screenshots');
+
+function binary() {
+  if (process.env.TENGEN_BIN) return process.env.TENGEN_BIN;
+  for (const p of ['target/release/tengen', 'target/debug/tengen']) {
+    const f = join(ROOT, p);
+    if (existsSync(f)) return f;
+  }
+  throw new Error('no tengen binary: run cargo build -p tengen first (or set TENGEN_BIN)');
+}
+
+export async function startServer() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tengen-e2e-data-'));
+  const child = spawn(binary(), ['serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((ok, fail) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`server did not start: ${out}`)), 30000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); ok(m[1].replace(/\/$/, '')); }
+    });
+    child.on('exit', (code) => fail(new Error(`server exited with ${code}: ${out}`)));
+  });
+  return {
+    url,
+    async stop() { child.kill('SIGINT'); await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r))); rmSync(dataDir, { recursive: true, force: true }); },
+  };
+}
+
+export async function startBrowser() {
+  const executablePath = process.env.CHROMIUM || execFileSync('which', ['chromium']).toString().trim();
+  const profile = mkdtempSync(join(tmpdir(), 'tengen-e2e-profile-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update'],
+    viewport: { width: 1200, height: 900 },
+    acceptDownloads: true,
+  });
+  return {
+    context,
+    async stop() { await context.close(); rmSync(profile, { recursive: true, force: true }); },
+  };
+}
+
+export function screenshotPath(name) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return join(SCREENSHOTS, name);
+}
+
+// ---- page helpers ----------------------------------------------------------------------------
+export const playedCount = (page) => page.evaluate(() => document.querySelectorAll('#moves li:not(.future)').length);
+
+export async function waitPlayed(page, n, timeout = 30000) {
+  await page.waitForFunction((k) => document.querySelectorAll('#moves li:not(.future)').length === k && !document.body.classList.contains('busy'), n, { timeout });
+}
+
+export async function waitIdle(page) {
+  await page.waitForFunction(() => !document.body.classList.contains('busy'));
+}
+
+export async function newGame(page, { opponent = 'friend', level = 'beginner', rule = 'freestyle', size = '15', custom = '', human = 'black' } = {}) {
+  const dialog = page.locator('#new-game-dialog');
+  if (!(await dialog.evaluate((d) => d.open))) await page.click('#new-game-button');
+  await page.check(`input[name=opponent][value=${opponent}]`);
+  if (opponent !== 'friend') await page.selectOption('select[name=level]', level);
+  if (opponent === 'computer') await page.selectOption('select[name=human]', human);
+  await page.selectOption('select[name=rule]', rule);
+  await page.selectOption('select[name=size]', size);
+  if (size === 'custom') await page.fill('input[name=custom]', custom);
+  await page.selectOption('select[name=clock]', 'none');
+  await page.click('#start');
+  await page.waitForFunction(() => !document.getElementById('new-game-dialog').open && document.querySelector('#board .pt'));
+  await waitIdle(page);
+}
+
+export async function clickPoint(page, name) {
+  await page.click(`#board .pt[aria-label="${name.toUpperCase()}"]`);
+}
+
+export async function status(page) {
+  return (await page.textContent('#status')).trim();
+}
