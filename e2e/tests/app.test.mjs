@@ -57,6 +57,13 @@ test('a game against the beginner is played to its end', async () => {
   if (!/wins|Draw/.test(s)) { await page.click('#resign'); await waitIdle(page); s = await status(page); }
   assert.match(s, /Black wins|White wins|Draw/);
   console.log(`# beginner game: ${s} after ${await playedCount(page)} moves`);
+  // The result is stored: the results page counts it for the beginner level.
+  await page.click('#results-button');
+  await page.waitForFunction(() => document.querySelectorAll('#tally tbody tr').length === 4);
+  const row = await page.$$eval('#tally tbody tr', (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)).find((c) => c[0] === 'beginner'));
+  assert.equal(Number(row[1]) + Number(row[2]) + Number(row[3]), 1, row.join(' '));
+  assert.equal(await page.locator('#heroes tbody tr').count(), 4);
+  await page.click('#close-results');
 });
 
 test('undo and redo against the computer', async () => {
@@ -156,6 +163,16 @@ test('the keyboard plays and a share link restores the position', async () => {
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'I8');
   await page.keyboard.press('Enter');
   await waitPlayed(page, 2);
+  // With confirmation on, the first tap only marks the point.
+  await page.check('#opt-confirm');
+  await clickPoint(page, 'j8');
+  await page.waitForFunction(() => /again/.test(document.getElementById('message').textContent));
+  assert.equal(await playedCount(page), 2);
+  await clickPoint(page, 'j8');
+  await waitPlayed(page, 3);
+  await page.uncheck('#opt-confirm');
+  await page.click('#undo');
+  await waitPlayed(page, 2);
   const url = page.url();
   assert.match(url, /#size=15x15&rule=freestyle&moves=h8,i8$/);
   const other = await browser.context.newPage();
@@ -163,6 +180,11 @@ test('the keyboard plays and a share link restores the position', async () => {
   await other.waitForFunction(() => document.querySelectorAll('#moves li:not(.future)').length === 2);
   assert.equal((await other.textContent('#status')).trim(), 'Black to move');
   await other.close();
+  // Reloading resumes the same game rather than copying it.
+  const before = new URL(page.url()).hash;
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('#moves li:not(.future)').length === 2);
+  assert.equal(new URL(page.url()).hash, before);
 });
 
 test('analysis shows the evaluation and the best lines', async () => {

@@ -118,6 +118,40 @@ impl FromStr for Level {
     }
 }
 
+/// The move a player who sees only their own chances would choose: a five if there is one, the
+/// block of a four, else one of the three points that do most for their own lines.
+fn own_chances_move(game: &Game, rng: &mut Rng) -> Option<Point> {
+    let me = game.to_move()?;
+    let mut pos = crate::position::Position::new(game.board(), game.rule(), me);
+    let cells: Vec<_> = pos
+        .near_cells()
+        .iter()
+        .copied()
+        .filter(|&s| pos.is_empty(s))
+        .collect();
+    let mut block = None;
+    let mut scored = Vec::new();
+    for sq in cells {
+        let mine = crate::threat::info(&mut pos, sq, me);
+        if mine.five {
+            return Some(pos.point(sq));
+        }
+        if !mine.forbidden && crate::threat::info(&mut pos, sq, me.opponent()).five {
+            block = Some(sq);
+        }
+        if !mine.forbidden {
+            scored.push((mine.weight, sq));
+        }
+    }
+    if let Some(sq) = block {
+        return Some(pos.point(sq));
+    }
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+    scored.truncate(3);
+    let pick = scored.get(rng.below(scored.len() as u64) as usize)?;
+    Some(pos.point(pick.1))
+}
+
 /// A small deterministic generator (xorshift64*), so a game at a level repeats from its seed.
 #[derive(Clone, Debug)]
 pub(crate) struct Rng(u64);
@@ -147,11 +181,13 @@ impl Engine {
         stop: &AtomicBool,
     ) -> Option<Point> {
         let mut rng = Rng::new(seed.wrapping_add(game.moves().len() as u64));
-        let mut limits = level.limits(tc.budget());
-        // The beginner overlooks the opponent's threats one time in four by not looking past
-        // its own move.
+        let limits = level.limits(tc.budget());
+        // The beginner, one time in four, looks only at its own chances, as a person who has
+        // not seen the opponent's open three (it still takes a five and blocks a four).
         if level == Level::Beginner && rng.below(4) == 0 {
-            limits.depth = Some(1);
+            if let Some(p) = own_chances_move(game, &mut rng) {
+                return Some(p);
+            }
         }
         let result = self.search_game(game, &limits, stop, &mut |_| {});
         let best = result.lines.first()?;

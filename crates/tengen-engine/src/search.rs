@@ -921,7 +921,8 @@ impl<'a> Searcher<'a> {
                 pv.extend_from_slice(&child);
             }
         }
-        if let Some(&best) = pv.first() {
+        // An aborted iteration's scores are not results: store only a finished one.
+        if let Some(&best) = pv.first().filter(|_| !self.aborted) {
             self.tt.store(Entry {
                 key: self.pos.hash(),
                 best: best as u32,

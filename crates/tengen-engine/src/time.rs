@@ -26,7 +26,7 @@ impl TimeControl {
     /// assert!(t < Duration::from_millis(5_000) && t > Duration::from_millis(1_000));
     /// ```
     pub fn budget(&self) -> Duration {
-        const MARGIN_MS: u64 = 60;
+        const MARGIN_MS: u64 = 80;
         let mut ms = u64::MAX;
         if let Some(left) = self.left {
             let share = left / 25 + self.increment * 3 / 4;
@@ -34,7 +34,9 @@ impl TimeControl {
             ms = ms.min(share.min(left / 3));
         }
         if let Some(turn) = self.per_move {
-            ms = ms.min(turn.saturating_sub(MARGIN_MS).max(turn * 7 / 10));
+            // A tenth of the turn, and at least MARGIN_MS, stays unused: setting up the search,
+            // a busy machine and the reply's way back all take time.
+            ms = ms.min(turn.saturating_sub((turn / 10).max(MARGIN_MS)));
         }
         if ms == u64::MAX {
             ms = 5_000;

@@ -430,10 +430,10 @@ async function importRecord(text, extra = {}) {
     say(`Record loaded: ${r.moves.length} moves.`);
   });
 }
-function shareHash() {
-  if (!state) return '';
+function shareHash(s = state) {
+  if (!s) return '';
   // Points on the unbounded board are written x,y, so moves are separated by ';' there.
-  return `#size=${state.size}&rule=${state.rule}&moves=${state.moves.join(state.width ? ',' : ';')}`;
+  return `#size=${s.size}&rule=${s.rule}&moves=${s.moves.join(s.width ? ',' : ';')}`;
 }
 async function fromHash() {
   const h = new URLSearchParams(location.hash.slice(1));
@@ -608,11 +608,14 @@ function wire() {
 async function init() {
   wire();
   loadForm();
-  if (await fromHash().then(() => !!state, () => false)) return;
+  // The last game, if the server still has it; a link to another position opens that instead.
+  let resumed = null;
   const id = store.get('game', null);
-  if (id) {
-    try { setState(await api('GET', `/api/games/${id}`), { quiet: true }); autoplay(); return; } catch { /* gone */ }
-  }
+  if (id) { try { resumed = await api('GET', `/api/games/${id}`); } catch { /* gone */ } }
+  const hash = decodeURIComponent(location.hash);
+  const linked = new URLSearchParams(location.hash.slice(1)).has('moves');
+  if (resumed && (!linked || shareHash(resumed) === hash)) { setState(resumed, { quiet: true }); autoplay(); return; }
+  if (linked && await fromHash().then(() => !!state, () => false)) return;
   $('new-game-dialog').showModal();
 }
 init();
