@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use criterion::{Criterion, criterion_group, criterion_main};
 use tengen_engine::bench::BenchPosition;
 use tengen_engine::{Engine, Limits};
-use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, parse_point};
+use tengen_rules::{Board, BoardSize, Color, Game, Rule, parse_point};
 
 fn middlegame(size: BoardSize, moves: &str) -> Game {
     let mut g = Game::new(size, Rule::Freestyle);
@@ -17,20 +17,8 @@ fn middlegame(size: BoardSize, moves: &str) -> Game {
     g
 }
 
-fn board_of(rows: &[String]) -> Board {
-    let mut b = Board::new(BoardSize::STANDARD);
-    for (y, row) in rows.iter().enumerate() {
-        for (x, c) in row.chars().enumerate() {
-            let color = match c {
-                'X' => Color::Black,
-                'O' => Color::White,
-                _ => continue,
-            };
-            b.place(Point::new(x as i32, y as i32), color)
-                .expect("valid");
-        }
-    }
-    b
+fn board_of<S: AsRef<str>>(rows: &[S]) -> Board {
+    Board::from_rows(rows).expect("a valid test board")
 }
 
 fn benches(c: &mut Criterion) {

@@ -140,22 +140,10 @@ fn real_three(pos: &mut Position, sq: Sq, d: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tengen_rules::{Board, BoardSize, Point, point_name};
+    use tengen_rules::{Board, BoardSize, point_name};
 
-    fn board_of(rows: &[&str]) -> Board {
-        let mut b = Board::new(BoardSize::STANDARD);
-        for (y, row) in rows.iter().enumerate() {
-            for (x, c) in row.chars().enumerate() {
-                let color = match c {
-                    'X' => Color::Black,
-                    'O' => Color::White,
-                    _ => continue,
-                };
-                b.place(Point::new(x as i32, y as i32), color)
-                    .expect("valid");
-            }
-        }
-        b
+    fn board_of<S: AsRef<str>>(rows: &[S]) -> Board {
+        Board::from_rows(rows).expect("a valid test board")
     }
 
     /// The engine's forbidden test must agree with the rules library's on every point.

@@ -51,20 +51,8 @@ fn game_46(rule: Rule) -> Game {
     game
 }
 
-fn board_of_rows(rows: &[&str]) -> Board {
-    let mut b = Board::new(BoardSize::STANDARD);
-    for (y, row) in rows.iter().enumerate() {
-        for (x, c) in row.chars().enumerate() {
-            let color = match c {
-                'X' => Color::Black,
-                'O' => Color::White,
-                _ => continue,
-            };
-            b.place(Point::new(x as i32, y as i32), color)
-                .expect("a valid board");
-        }
-    }
-    b
+fn board_of_rows<S: AsRef<str>>(rows: &[S]) -> Board {
+    Board::from_rows(rows).expect("a valid test board")
 }
 
 fn play_undo(c: &mut Criterion) {

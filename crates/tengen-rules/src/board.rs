@@ -219,6 +219,20 @@ pub struct Board {
     extent: Option<(i32, i32, i32, i32)>,
 }
 
+/// A picture of a board that [`Board::from_rows`] cannot read.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum RowsError {
+    /// The rows are not all as long as the first.
+    #[error("row {0} is {1} cells long, not {2}")]
+    Ragged(usize, usize, usize),
+    /// A character other than `X`, `O` and `.`.
+    #[error("row {0} holds {1:?}, not X, O or .")]
+    BadCell(usize, char),
+    /// Too few or too many rows or columns.
+    #[error(transparent)]
+    Size(#[from] SizeError),
+}
+
 // Two boards are equal when they hold the same stones on the same size of board, however the
 // unbounded board's storage happens to have grown.
 impl PartialEq for Board {
@@ -230,6 +244,40 @@ impl PartialEq for Board {
 impl Eq for Board {}
 
 impl Board {
+    /// A bounded board from a picture: one string per row from the top, `X` black, `O` white,
+    /// `.` empty (the form of the published test positions).
+    ///
+    /// ```
+    /// use tengen_rules::{Board, Color, Point};
+    /// let b = Board::from_rows(&[".....", "..X..", "..O..", ".....", "....."])?;
+    /// assert_eq!(b.get(Point::new(2, 1)), Some(Color::Black));
+    /// assert_eq!(b.stone_count(), 2);
+    /// # Ok::<(), tengen_rules::RowsError>(())
+    /// ```
+    pub fn from_rows<S: AsRef<str>>(rows: &[S]) -> Result<Board, RowsError> {
+        let width = rows.first().map_or(0, |r| r.as_ref().chars().count());
+        let size = BoardSize::rect(width as u32, rows.len() as u32)?;
+        let mut board = Board::new(size);
+        for (y, row) in rows.iter().enumerate() {
+            let row = row.as_ref();
+            let len = row.chars().count();
+            if len != width {
+                return Err(RowsError::Ragged(y + 1, len, width));
+            }
+            for (x, c) in row.chars().enumerate() {
+                let color = match c {
+                    'X' => Color::Black,
+                    'O' => Color::White,
+                    '.' => continue,
+                    other => return Err(RowsError::BadCell(y + 1, other)),
+                };
+                // Inside the board just sized from the rows, and each point visited once.
+                board.place(Point::new(x as i32, y as i32), color).ok();
+            }
+        }
+        Ok(board)
+    }
+
     /// An empty board.
     pub fn new(size: BoardSize) -> Board {
         if size.is_unbounded() {
@@ -441,6 +489,28 @@ mod tests {
             Err(SizeError::Syntax(_))
         ));
         assert!(matches!("".parse::<BoardSize>(), Err(SizeError::Syntax(_))));
+    }
+
+    #[test]
+    fn pictures_that_are_not_boards() {
+        assert_eq!(
+            Board::from_rows(&["....."; 4]),
+            Err(RowsError::Size(SizeError::OutOfRange(4)))
+        );
+        let ragged = [".....", "....", ".....", ".....", "....."];
+        assert_eq!(Board::from_rows(&ragged), Err(RowsError::Ragged(2, 4, 5)));
+        let bad = [".....", "..Y..", ".....", ".....", "....."];
+        assert_eq!(Board::from_rows(&bad), Err(RowsError::BadCell(2, 'Y')));
+        let wide = Board::from_rows(&[
+            "X...............",
+            "................",
+            "................",
+            "................",
+            "...............O",
+        ])
+        .expect("16x5");
+        assert_eq!(wide.size(), BoardSize::rect(16, 5).expect("valid"));
+        assert_eq!(wide.get(Point::new(15, 4)), Some(Color::White));
     }
 
     #[test]

@@ -32,20 +32,8 @@ struct Map {
     forbidden: BTreeMap<String, String>,
 }
 
-fn board_of(rows: &[String]) -> Board {
-    let mut b = Board::new(BoardSize::STANDARD);
-    for (y, row) in rows.iter().enumerate() {
-        for (x, c) in row.chars().enumerate() {
-            let color = match c {
-                'X' => Color::Black,
-                'O' => Color::White,
-                _ => continue,
-            };
-            b.place(Point::new(x as i32, y as i32), color)
-                .expect("a valid test board");
-        }
-    }
-    b
+fn board_of<S: AsRef<str>>(rows: &[S]) -> Board {
+    Board::from_rows(rows).expect("a valid test board")
 }
 
 fn load(name: &str) -> Suite {
