@@ -12,12 +12,16 @@ use tengen_rules::{BoardSize, RecordFormat, Rule};
 #[command(
     name = "tengen",
     version,
-    about = "Gomoku and Renju: rules, engine and app"
+    about = "Gomoku and Renju: rules, engine and app",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     /// What to do (default: `serve`, the web app).
     #[command(subcommand)]
     command: Option<Command>,
+    /// With no command, `tengen` serves the web app and takes `serve`'s options.
+    #[command(flatten)]
+    serve: ServeArgs,
 }
 
 #[derive(Subcommand)]
@@ -88,7 +92,7 @@ struct RefereeArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Serve(ServeArgs::default())) {
+    match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Serve(args) => serve(args),
         Command::Referee(args) => referee(args),
         Command::Analyze(args) => analyze(args),
