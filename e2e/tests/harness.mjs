@@ -70,13 +70,14 @@ export async function waitIdle(page) {
   await page.waitForFunction(() => !document.body.classList.contains('busy'));
 }
 
-export async function newGame(page, { opponent = 'friend', level = 'beginner', rule = 'freestyle', size = '15', custom = '', human = 'black' } = {}) {
+export async function newGame(page, { opponent = 'friend', level = 'beginner', rule = 'freestyle', size = '15', custom = '', human = 'black', opening = 'free' } = {}) {
   const dialog = page.locator('#new-game-dialog');
   if (!(await dialog.evaluate((d) => d.open))) await page.click('#new-game-button');
   await page.check(`input[name=opponent][value=${opponent}]`);
   if (opponent !== 'friend') await page.selectOption('select[name=level]', level);
   if (opponent === 'computer') await page.selectOption('select[name=human]', human);
   await page.selectOption('select[name=rule]', rule);
+  await page.selectOption('select[name=opening]', opening);
   await page.selectOption('select[name=size]', size);
   if (size === 'custom') await page.fill('input[name=custom]', custom);
   await page.selectOption('select[name=clock]', 'none');

@@ -778,10 +778,20 @@ impl<'a> Searcher<'a> {
         for depth in 1..=max_depth {
             let mut lines: Vec<Line> = Vec::new();
             let mut excluded: Vec<Sq> = Vec::new();
+            let mut partial = None;
             for _ in 0..multipv {
                 let mut pv = Vec::new();
                 let score = self.root(depth, &excluded, &mut pv);
                 if self.aborted {
+                    // The root searches the previous best move first, so once that one has
+                    // finished, whatever the unfinished iteration prefers is at least as good
+                    // and one ply deeper.
+                    if lines.is_empty() && multipv == 1 && !pv.is_empty() {
+                        partial = Some(Line {
+                            moves: pv.iter().map(|&s| self.pos.point(s)).collect(),
+                            score: Score::from_internal(score),
+                        });
+                    }
                     break;
                 }
                 let Some(&first) = pv.first() else { break };
@@ -792,6 +802,10 @@ impl<'a> Searcher<'a> {
                 });
             }
             if self.aborted {
+                if let Some(line) = partial {
+                    best_lines = vec![line];
+                    break;
+                }
                 // A partial iteration still counts when its first line finished and improved on
                 // the previous best move's score.
                 if let (Some(new), Some(old)) = (lines.first(), best_lines.first_mut()) {
@@ -816,10 +830,10 @@ impl<'a> Searcher<'a> {
             if !best_lines.is_empty() && best_lines.iter().all(|l| l.score.is_decisive()) {
                 break;
             }
-            // Time: an iteration costs several times the one before it; do not start one that
-            // cannot finish.
+            // Time: an iteration costs several times the one before it; past half the time the
+            // next one would mostly be cut short (its finished part still counts, above).
             if let Some(t) = self.limits.time {
-                if self.start.elapsed() * 3 > t {
+                if self.start.elapsed() * 2 > t {
                     break;
                 }
             }

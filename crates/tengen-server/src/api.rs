@@ -14,10 +14,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use tengen_engine::{Level, Limits, Score};
+use tengen_engine::{Engine, Level, Limits, Score};
 use tengen_rules::{
-    BoardSize, Color, ForbiddenPolicy, OpeningRule, Point, Record, RecordFormat, Rule, parse_point,
-    point_name,
+    BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point, Record,
+    RecordFormat, Rule, parse_point, point_name,
 };
 
 use crate::engine_pool::EnginePool;
@@ -108,6 +108,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/leave", post(leave))
         .route("/api/games/{id}/moves", post(play))
         .route("/api/games/{id}/step", post(step))
+        .route("/api/games/{id}/choose", post(choose))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/redo", post(redo))
         .route("/api/games/{id}/goto", post(goto))
@@ -165,12 +166,6 @@ impl CreateRequest {
             .unwrap_or("free")
             .parse()
             .map_err(bad)?;
-        if !matches!(opening, OpeningRule::Free | OpeningRule::Beginner) {
-            return Err(ApiError::BadRequest(format!(
-                "the app does not offer the {} opening yet (free or beginner)",
-                opening.name()
-            )));
-        }
         let clock = self.clock.unwrap_or_default();
         let in_range = |ms: u64| (1_000..=24 * 3_600_000).contains(&ms);
         match clock {
@@ -235,6 +230,9 @@ struct Reply {
     state: State,
     /// The computer's move just played, in notation.
     computer_move: Option<String>,
+    /// The computer's swap decisions just taken (`black`, `white`, `place_two`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    computer_choices: Vec<&'static str>,
 }
 
 impl IntoResponse for Reply {
@@ -330,7 +328,7 @@ async fn record_result(app: &AppState, shared: &Shared) -> Result<(), ApiError> 
             return Ok(());
         }
         s.recorded = true;
-        let human = s.setup.human;
+        let human = s.human_color();
         let size = s.game.board().size();
         ResultRow {
             game_id: s.id.clone(),
@@ -368,9 +366,21 @@ async fn record_result(app: &AppState, shared: &Shared) -> Result<(), ApiError> 
 /// a finished game's result, and answers with the state.
 async fn after_change(app: &AppState, shared: &Shared, reply: bool) -> Result<Reply, ApiError> {
     let mut computer_move = None;
+    let mut computer_choices = Vec::new();
     let vs_computer = lock(shared).setup.opponent == Opponent::Computer;
-    if reply && vs_computer && lock(shared).computer_to_move() {
-        computer_move = Some(computer_play(app, shared).await?);
+    // The computer may act several times in a row during a swap opening (three stones, or a
+    // decision and then a stone).
+    let mut acts = 0;
+    while reply && vs_computer && acts < 8 && {
+        let mut s = lock(shared);
+        s.check_flag();
+        s.computer_to_move()
+    } {
+        match computer_act(app, shared).await? {
+            Act::Move(m) => computer_move = Some(m),
+            Act::Choice(c) => computer_choices.push(c),
+        }
+        acts += 1;
     }
     record_result(app, shared).await?;
     let state = {
@@ -382,6 +392,7 @@ async fn after_change(app: &AppState, shared: &Shared, reply: bool) -> Result<Re
     Ok(Reply {
         state,
         computer_move,
+        computer_choices,
     })
 }
 
@@ -393,8 +404,146 @@ fn start_search(s: &mut Session) -> Arc<AtomicBool> {
     stop
 }
 
-/// The computer plays one move in `shared`'s game; returns it in notation.
-async fn computer_play(app: &AppState, shared: &Shared) -> Result<String, ApiError> {
+/// What the computer did.
+#[derive(Debug)]
+enum Act {
+    /// A stone, in notation.
+    Move(String),
+    /// A swap decision.
+    Choice(&'static str),
+}
+
+/// What the engine decides in a swap opening.
+#[derive(Debug)]
+enum Decision {
+    Stone(Option<Point>),
+    Choose(Choice),
+}
+
+/// Nodes for the computer's opening judgements, by level.
+fn opening_nodes(level: Level) -> u64 {
+    match level {
+        Level::Beginner => 50_000,
+        Level::Intermediate => 100_000,
+        _ => 200_000,
+    }
+}
+
+/// Under this evaluation (either way), the computer calls a swap2 position balanced.
+const BALANCED: i32 = 40;
+
+/// The position's value for black after a short search.
+fn black_value(engine: &mut Engine, game: &Game, nodes: u64, stop: &AtomicBool) -> Option<i32> {
+    let side = game.to_move()?;
+    let limits = Limits {
+        time: Some(Duration::from_millis(3_000)),
+        nodes: Some(nodes),
+        depth: None,
+        multipv: 1,
+    };
+    let r = engine.search_game(game, &limits, stop, &mut |_| {});
+    let v = r.lines.first()?.score.value();
+    Some(if side == Color::Black { v } else { -v })
+}
+
+/// The first three stones of a swap opening: the centre, a white stone beside it and a black
+/// stone near both (the shapes of the 26 renju openings), chosen by `seed`.
+fn opening_stone(game: &Game, seed: u64) -> Option<Point> {
+    let c = game.board().size().center();
+    let n = game.moves().len();
+    let pick = |options: &[(i32, i32)], k: u64| {
+        let start = (seed.wrapping_mul(6364136223846793005).wrapping_add(k) >> 33) as usize;
+        (0..options.len())
+            .map(|i| options[(start + i) % options.len()])
+            .map(|(dx, dy)| Point::new(c.x + dx, c.y + dy))
+            .find(|&p| game.board().contains(p) && game.board().is_empty_at(p))
+    };
+    match n {
+        0 => Some(c),
+        1 => pick(&[(1, 0), (1, -1)], 1),
+        _ => pick(
+            &[
+                (0, -1),
+                (1, -1),
+                (2, 0),
+                (2, -1),
+                (0, -2),
+                (1, -2),
+                (2, -2),
+                (-1, -1),
+                (0, 1),
+                (1, 1),
+                (2, 1),
+                (-1, 0),
+            ],
+            2,
+        ),
+    }
+}
+
+/// The computer's decision or stone in a swap opening, with the engine.
+fn opening_decision(
+    engine: &mut Engine,
+    game: &Game,
+    level: Level,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Option<Decision> {
+    let nodes = opening_nodes(level);
+    match game.pending() {
+        Pending::Choice { may_place_two, .. } => {
+            let v = black_value(engine, game, nodes, stop).unwrap_or(0);
+            Some(Decision::Choose(if may_place_two && v.abs() < BALANCED {
+                Choice::PlaceTwo
+            } else if v >= 0 {
+                Choice::Black
+            } else {
+                Choice::White
+            }))
+        }
+        Pending::Move { color, .. } => {
+            if !matches!(game.phase(), Phase::Placing { .. }) {
+                return None;
+            }
+            if game.moves().len() < 3 {
+                return Some(Decision::Stone(opening_stone(game, seed)));
+            }
+            if color == Color::White {
+                // The best white stone.
+                let limits = Limits {
+                    time: Some(Duration::from_millis(3_000)),
+                    nodes: Some(nodes),
+                    depth: None,
+                    multipv: 1,
+                };
+                let r = engine.search_game(game, &limits, stop, &mut |_| {});
+                return Some(Decision::Stone(
+                    r.lines.first().and_then(|l| l.moves.first().copied()),
+                ));
+            }
+            // A black stone among the best that leaves the position closest to even.
+            let limits = Limits {
+                time: Some(Duration::from_millis(3_000)),
+                nodes: Some(nodes),
+                depth: None,
+                multipv: 5,
+            };
+            let r = engine.search_game(game, &limits, stop, &mut |_| {});
+            let best = r
+                .lines
+                .iter()
+                .filter(|l| matches!(l.score, Score::Eval(_)))
+                .min_by_key(|l| l.score.value().abs())
+                .or(r.lines.first())
+                .and_then(|l| l.moves.first().copied());
+            Some(Decision::Stone(best))
+        }
+        Pending::Over => None,
+    }
+}
+
+/// The computer acts once in `shared`'s game: a stone or, in a swap opening, a decision.
+async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> {
     let (game, level, tc, seed, version, stop) = {
         let mut s = lock(shared);
         s.check_flag();
@@ -412,10 +561,11 @@ async fn computer_play(app: &AppState, shared: &Shared) -> Result<String, ApiErr
         )
     };
     let size = game.board().size();
-    let mv = app
+    let decision = app
         .pool
         .run(stop.clone(), move |engine, stop| {
-            engine.play(&game, level, &tc, seed, stop)
+            opening_decision(engine, &game, level, seed, stop)
+                .unwrap_or_else(|| Decision::Stone(engine.play(&game, level, &tc, seed, stop)))
         })
         .await?;
     let mut s = lock(shared);
@@ -431,10 +581,19 @@ async fn computer_play(app: &AppState, shared: &Shared) -> Result<String, ApiErr
         ));
     }
     s.search = None;
-    let mv = mv.ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
-    s.play(mv)?;
-    s.clear_redo();
-    Ok(point_name(size, mv))
+    match decision {
+        Decision::Choose(c) => {
+            s.choose(c)?;
+            s.clear_redo();
+            Ok(Act::Choice(c.name()))
+        }
+        Decision::Stone(mv) => {
+            let mv = mv.ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
+            s.play(mv)?;
+            s.clear_redo();
+            Ok(Act::Move(point_name(size, mv)))
+        }
+    }
 }
 
 async fn get_state(
@@ -484,6 +643,11 @@ async fn play(
         if s.computer_to_move() {
             return Err(ApiError::Conflict("it is the computer's turn".into()));
         }
+        if matches!(s.game.pending(), Pending::Choice { .. }) {
+            return Err(ApiError::Conflict(
+                "a swap decision is pending: choose a colour first".into(),
+            ));
+        }
         s.play(p)?;
         s.clear_redo();
     }
@@ -492,10 +656,60 @@ async fn play(
 
 async fn step(AxState(app): AxState<AppState>, Path(id): Path<String>) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let mv = computer_play(&app, &shared).await?;
+    let act = computer_act(&app, &shared).await?;
     let mut reply = after_change(&app, &shared, false).await?;
-    reply.computer_move = Some(mv);
+    match act {
+        Act::Move(mv) => reply.computer_move = Some(mv),
+        Act::Choice(c) => reply.computer_choices.push(c),
+    }
     Ok(reply)
+}
+
+/// A swap decision.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChooseRequest {
+    /// `black`, `white` or `place_two`.
+    choice: String,
+}
+
+async fn choose(
+    AxState(app): AxState<AppState>,
+    Path(id): Path<String>,
+    req: Result<Json<ChooseRequest>, JsonRejection>,
+) -> Result<Reply, ApiError> {
+    let shared = app.get(&id)?;
+    let req = body(req)?;
+    let choice = match req.choice.trim().to_ascii_lowercase().as_str() {
+        "black" => Choice::Black,
+        "white" => Choice::White,
+        "place_two" => Choice::PlaceTwo,
+        other => {
+            return Err(ApiError::BadRequest(format!(
+                "unknown choice {other:?} (black, white or place_two)"
+            )));
+        }
+    };
+    {
+        let mut s = lock(&shared);
+        s.check_flag();
+        if s.game.outcome().is_some() {
+            return Err(ApiError::Conflict("the game is over".into()));
+        }
+        if !matches!(s.game.pending(), Pending::Choice { .. }) {
+            return Err(ApiError::Conflict(
+                "there is no swap decision to take now".into(),
+            ));
+        }
+        if s.computer_to_move() {
+            return Err(ApiError::Conflict(
+                "the computer takes this decision, not you".into(),
+            ));
+        }
+        s.choose(choice)?;
+        s.clear_redo();
+    }
+    after_change(&app, &shared, true).await
 }
 
 async fn undo(AxState(app): AxState<AppState>, Path(id): Path<String>) -> Result<Reply, ApiError> {
@@ -716,13 +930,13 @@ async fn resign(
         let mut s = lock(&shared);
         let color = match req.color.as_deref() {
             Some(c) => parse_color(c)?,
-            None if s.setup.opponent == Opponent::Computer => s.setup.human,
+            None if s.setup.opponent == Opponent::Computer => s.human_color(),
             None => s
                 .game
                 .to_move()
                 .ok_or_else(|| ApiError::Conflict("the game is over".into()))?,
         };
-        if s.setup.opponent == Opponent::Computer && color != s.setup.human {
+        if s.setup.opponent == Opponent::Computer && color != s.human_color() {
             return Err(ApiError::Conflict(
                 "only you can resign for yourself".into(),
             ));
@@ -753,7 +967,11 @@ async fn draw(
     let req: DrawRequest = optional_body(&req)?;
     let (opponent, human, over) = {
         let s = lock(&shared);
-        (s.setup.opponent, s.setup.human, s.game.outcome().is_some())
+        (
+            s.setup.opponent,
+            s.human_color(),
+            s.game.outcome().is_some(),
+        )
     };
     if over {
         return Err(ApiError::Conflict("the game is over".into()));
@@ -833,7 +1051,7 @@ async fn record(
         let name = |c: Color| match s.setup.opponent {
             Opponent::Computers => computer.clone(),
             Opponent::Friend => format!("{} player", c.name()),
-            Opponent::Computer if c == s.setup.human => s.setup.player.clone(),
+            Opponent::Computer if c == s.human_color() => s.setup.player.clone(),
             Opponent::Computer => computer.clone(),
         };
         r.black = Some(name(Color::Black));

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use tengen_engine::{Level, Score, TimeControl};
 use tengen_rules::{
-    BoardSize, Color, EndReason, ForbiddenPolicy, Game, OpeningRule, Point, Rule, point_name,
+    BoardSize, Choice, Color, EndReason, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point,
+    Rule, Seat, point_name,
 };
 
 use crate::error::ApiError;
@@ -165,8 +166,8 @@ pub struct Session {
     pub setup: Setup,
     /// The game.
     pub game: Game,
-    /// Moves taken back, the next to redo last.
-    pub redo: Vec<Point>,
+    /// Actions taken back (moves and swap decisions), the next to redo last.
+    pub redo: Vec<Redo>,
     /// Changes on every change to the game, so a search on an older position is not applied.
     pub version: u64,
     /// The running search's stop flag.
@@ -181,6 +182,32 @@ pub struct Session {
     pub touched: Instant,
     clock: Option<Clock>,
     seed: u64,
+}
+
+/// An action taken back, which redo plays again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Redo {
+    /// A stone.
+    Move(Point),
+    /// A swap decision.
+    Choice(Choice),
+}
+
+/// The decision or stone the game waits for, as the page shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PendingState {
+    /// `move` or `choice`.
+    pub kind: &'static str,
+    /// Who acts: `first` or `second` (the player who placed the first stone is `first`).
+    pub seat: &'static str,
+    /// The colour of the next stone (for a move).
+    pub color: Option<&'static str>,
+    /// For a choice: `black`, `white` and, under swap2 after three stones, `place_two`.
+    pub options: Vec<&'static str>,
+    /// Whether the human acts (always between friends; never computer against computer).
+    pub human: bool,
+    /// Whether the opening is still being placed (stones of both colours by one player).
+    pub opening_stone: bool,
 }
 
 /// The game as the page draws it.
@@ -238,6 +265,14 @@ pub struct State {
     pub clock: Option<ClockState>,
     /// Whether moves were taken back or hints asked for.
     pub assisted: bool,
+    /// What the game waits for (none when it is over).
+    pub pending: Option<PendingState>,
+    /// The human's seat against the computer: `first` (chose black, places the first stones)
+    /// or `second`.
+    pub human_seat: &'static str,
+    /// The colour the human plays now against the computer (`human` until a swap settles it;
+    /// none while a swap opening is undecided).
+    pub human_color: Option<&'static str>,
 }
 
 /// A forbidden point.
@@ -302,6 +337,44 @@ pub fn score_text(s: Score) -> String {
     }
 }
 
+/// Who acts next in `game`, if it goes on.
+pub fn actor(game: &Game) -> Option<Seat> {
+    match game.pending() {
+        Pending::Move { seat, .. } | Pending::Choice { seat, .. } => Some(seat),
+        Pending::Over => None,
+    }
+}
+
+/// Takes back `game`'s last action; `None` when there was none.
+fn pop_action(game: &mut Game) -> Option<Redo> {
+    let before_phase = game.phase();
+    let before_moves = game.moves().len();
+    let before = game.clone();
+    if let Some(p) = game.undo() {
+        return Some(Redo::Move(p));
+    }
+    if game.moves().len() != before_moves || *game == before {
+        return None;
+    }
+    // A decision was taken back: which one shows in the phase it led to.
+    let Phase::Choosing { by, .. } = game.phase() else {
+        return None;
+    };
+    Some(Redo::Choice(match before_phase {
+        Phase::Settled { black } if black == by => Choice::Black,
+        Phase::Settled { .. } => Choice::White,
+        _ => Choice::PlaceTwo,
+    }))
+}
+
+/// Plays `a` in `game`.
+fn apply(game: &mut Game, a: Redo) -> Result<(), tengen_rules::PlayError> {
+    match a {
+        Redo::Move(p) => game.play(p).map(|_| ()),
+        Redo::Choice(c) => game.choose(c),
+    }
+}
+
 impl Session {
     /// A new game.
     pub fn new(id: String, setup: Setup, seed: u64) -> Session {
@@ -328,18 +401,40 @@ impl Session {
         self.seed
     }
 
-    /// Whether the computer plays `c`.
-    pub fn computer_plays(&self, c: Color) -> bool {
+    /// The human's seat: the first player when they chose black, else the second.
+    pub fn human_seat(&self) -> Seat {
+        match self.setup.human {
+            Color::Black => Seat::First,
+            Color::White => Seat::Second,
+        }
+    }
+
+    /// Whether the computer sits in `seat`.
+    pub fn computer_sits(&self, seat: Seat) -> bool {
         match self.setup.opponent {
-            Opponent::Computer => c != self.setup.human,
+            Opponent::Computer => seat != self.human_seat(),
             Opponent::Friend => false,
             Opponent::Computers => true,
         }
     }
 
-    /// Whether the computer is to move now.
+    /// The colour the human plays now: settled by the swap, else the one asked for.
+    pub fn human_color(&self) -> Color {
+        match self.game.black_seat() {
+            Some(black) if black == self.human_seat() => Color::Black,
+            Some(_) => Color::White,
+            None => self.setup.human,
+        }
+    }
+
+    /// Who acts next, if the game goes on.
+    pub fn actor(&self) -> Option<Seat> {
+        actor(&self.game)
+    }
+
+    /// Whether the computer is to act now (a stone or a swap decision).
     pub fn computer_to_move(&self) -> bool {
-        self.game.to_move().is_some_and(|c| self.computer_plays(c))
+        self.actor().is_some_and(|seat| self.computer_sits(seat))
     }
 
     /// The clock the engine sees for the side to move.
@@ -409,11 +504,6 @@ impl Session {
         }
     }
 
-    fn last_mover(&self) -> Option<Color> {
-        let n = self.game.moves().len();
-        (n > 0).then(|| Color::of_ply(n - 1))
-    }
-
     /// Whether the game ended without a move (resignation, time, agreement).
     fn ended_off_board(&self) -> bool {
         self.game.outcome().is_some_and(|o| {
@@ -424,27 +514,58 @@ impl Session {
         })
     }
 
-    /// Reopens a game ended without a move by replaying its moves.
+    /// Reopens a game ended without a move by replaying its actions.
     fn reopen(&mut self) {
-        let mut game = Game::with_opening(self.setup.size, self.setup.rule, self.setup.opening);
+        let mut old = self.game.clone();
+        let mut actions = Vec::new();
+        while let Some(a) = pop_action(&mut old) {
+            actions.push(a);
+        }
+        let g = &self.game;
+        let mut game = Game::with_opening(g.board().size(), g.rule(), g.opening());
         game.set_forbidden_policy(ForbiddenPolicy::Lose);
-        for &p in self.game.moves() {
-            // These moves were legal in this game already.
-            let _ = game.play(p);
+        for a in actions.into_iter().rev() {
+            // These actions were legal in this game already.
+            let _ = apply(&mut game, a);
         }
         game.set_forbidden_policy(self.setup.policy);
         self.game = game;
     }
 
-    fn pop(&mut self) -> Option<Point> {
-        let p = self.game.undo();
-        if let Some(p) = p {
-            self.redo.push(p);
+    fn pop(&mut self) -> Option<Redo> {
+        let a = pop_action(&mut self.game);
+        if let Some(a) = a {
+            self.redo.push(a);
         }
-        p
+        a
     }
 
-    /// Takes back moves: against the computer, your last move and its reply; otherwise one move.
+    /// Takes a swap decision for the player who must choose.
+    pub fn choose(&mut self, choice: Choice) -> Result<(), ApiError> {
+        if self.game.outcome().is_some() {
+            return Err(ApiError::Conflict("the game is over".into()));
+        }
+        let Pending::Choice { may_place_two, .. } = self.game.pending() else {
+            return Err(ApiError::Conflict(
+                "there is no swap decision to take now".into(),
+            ));
+        };
+        if choice == Choice::PlaceTwo && !may_place_two {
+            return Err(ApiError::Conflict(
+                "placing two more stones is not an option now (swap2, after three stones only)"
+                    .into(),
+            ));
+        }
+        self.game
+            .choose(choice)
+            .map_err(|e| ApiError::Conflict(e.to_string()))?;
+        self.restart_clock();
+        self.changed();
+        Ok(())
+    }
+
+    /// Takes back: against the computer, back to your last action (with the computer's replies
+    /// after it); otherwise one action (a move or a swap decision).
     pub fn undo(&mut self) -> Result<(), ApiError> {
         if self.game.moves().is_empty() && self.game.outcome().is_none() {
             return Err(ApiError::Conflict("there is nothing to undo".into()));
@@ -455,13 +576,14 @@ impl Session {
                 if self.ended_off_board() {
                     self.reopen();
                 }
-                if self.last_mover().is_some_and(|c| self.computer_plays(c)) {
-                    self.pop();
+                let mut human_undone = false;
+                while self.pop().is_some() {
+                    if self.actor().is_some_and(|seat| !self.computer_sits(seat)) {
+                        human_undone = true;
+                        break;
+                    }
                 }
-                if self.last_mover().is_some_and(|c| !self.computer_plays(c)) {
-                    self.pop();
-                }
-                if self.computer_to_move() || self.game == snapshot.0 {
+                if !human_undone || self.game == snapshot.0 {
                     (self.game, self.redo) = snapshot;
                     return Err(ApiError::Conflict("there is nothing to undo".into()));
                 }
@@ -480,14 +602,33 @@ impl Session {
         Ok(())
     }
 
-    /// Plays again moves taken back: against the computer, up to your next turn.
+    /// Whether undo would take something back.
+    fn can_undo(&self) -> bool {
+        if self.ended_off_board() {
+            return true;
+        }
+        match self.setup.opponent {
+            Opponent::Computer => {
+                let mut g = self.game.clone();
+                while pop_action(&mut g).is_some() {
+                    if actor(&g).is_some_and(|seat| !self.computer_sits(seat)) {
+                        return true;
+                    }
+                }
+                false
+            }
+            _ => !self.game.moves().is_empty(),
+        }
+    }
+
+    /// Plays again actions taken back: against the computer, up to your next turn.
     pub fn redo(&mut self) -> Result<(), ApiError> {
         if self.redo.is_empty() {
             return Err(ApiError::Conflict("there is nothing to redo".into()));
         }
-        while let Some(p) = self.redo.pop() {
-            if let Err(e) = self.game.play(p) {
-                self.redo.push(p);
+        while let Some(a) = self.redo.pop() {
+            if let Err(e) = apply(&mut self.game, a) {
+                self.redo.push(a);
                 return Err(ApiError::Conflict(format!("cannot redo: {e}")));
             }
             if self.setup.opponent != Opponent::Computer || !self.computer_to_move() {
@@ -501,7 +642,12 @@ impl Session {
 
     /// Goes to the position after `ply` moves of the game and its moves taken back.
     pub fn goto(&mut self, ply: usize) -> Result<(), ApiError> {
-        let total = self.game.moves().len() + self.redo.len();
+        let redo_moves = self
+            .redo
+            .iter()
+            .filter(|a| matches!(a, Redo::Move(_)))
+            .count();
+        let total = self.game.moves().len() + redo_moves;
         if ply > total {
             return Err(ApiError::BadRequest(format!(
                 "ply {ply} is past the last move ({total})"
@@ -516,15 +662,103 @@ impl Session {
             }
         }
         while self.game.moves().len() < ply {
-            let Some(p) = self.redo.pop() else { break };
-            if let Err(e) = self.game.play(p) {
-                self.redo.push(p);
+            let Some(a) = self.redo.pop() else { break };
+            if let Err(e) = apply(&mut self.game, a) {
+                self.redo.push(a);
                 return Err(ApiError::Conflict(format!("cannot replay: {e}")));
             }
         }
         self.restart_clock();
         self.changed();
         Ok(())
+    }
+
+    fn pending_state(&self) -> Option<PendingState> {
+        let seat_name = |s: Seat| match s {
+            Seat::First => "first",
+            Seat::Second => "second",
+        };
+        match self.game.pending() {
+            Pending::Over => None,
+            Pending::Move { color, seat } => Some(PendingState {
+                kind: "move",
+                seat: seat_name(seat),
+                color: Some(color_name(color)),
+                options: Vec::new(),
+                human: !self.computer_sits(seat),
+                opening_stone: matches!(self.game.phase(), Phase::Placing { .. }),
+            }),
+            Pending::Choice {
+                seat,
+                may_place_two,
+            } => Some(PendingState {
+                kind: "choice",
+                seat: seat_name(seat),
+                color: None,
+                options: if may_place_two {
+                    vec!["black", "white", "place_two"]
+                } else {
+                    vec!["black", "white"]
+                },
+                human: !self.computer_sits(seat),
+                opening_stone: false,
+            }),
+        }
+    }
+
+    fn opening_status(&self) -> Option<String> {
+        let opening = match self.game.opening() {
+            OpeningRule::Swap => "Swap",
+            OpeningRule::Swap2 => "Swap2",
+            _ => return None,
+        };
+        let who = |seat: Seat| -> &'static str {
+            match self.setup.opponent {
+                Opponent::Computer if self.computer_sits(seat) => "the computer",
+                Opponent::Computer => "you",
+                _ => match seat {
+                    Seat::First => "the first player",
+                    Seat::Second => "the second player",
+                },
+            }
+        };
+        let human_acts =
+            |seat: Seat| self.setup.opponent == Opponent::Computer && !self.computer_sits(seat);
+        match (self.game.pending(), self.game.phase()) {
+            (
+                Pending::Choice {
+                    seat,
+                    may_place_two,
+                },
+                _,
+            ) => Some(if human_acts(seat) {
+                if may_place_two {
+                    format!("{opening}: choose your colour, or place two more stones")
+                } else {
+                    format!("{opening}: choose your colour")
+                }
+            } else if self.setup.opponent == Opponent::Computer {
+                format!("{opening}: the computer is choosing its colour")
+            } else {
+                let w = who(seat);
+                format!("{opening}: {w} chooses a colour")
+            }),
+            (Pending::Move { color, seat }, Phase::Placing { until, .. }) => {
+                let n = self.game.board().stone_count() + 1;
+                let c = color_name(color);
+                Some(if human_acts(seat) {
+                    format!("{opening}: place opening stone {n} of {until} ({c})")
+                } else if self.setup.opponent == Opponent::Computer {
+                    format!(
+                        "{opening}: the computer places the opening (stone {n} of {until}, {c})"
+                    )
+                } else {
+                    let w = who(seat);
+                    format!("{opening}: {w} places opening stone {n} of {until} ({c})")
+                })
+            }
+            _ => None,
+        }
     }
 
     /// The state the page draws.
@@ -536,12 +770,16 @@ impl Session {
         let status = match (outcome, to_move) {
             (Some(o), _) => o.to_string(),
             (None, Some(c))
-                if self.computer_plays(c) && self.setup.opponent == Opponent::Computer =>
+                if self.computer_to_move() && self.setup.opponent == Opponent::Computer =>
             {
                 format!("{} to move (computer thinking)", capitalised(c))
             }
             (None, Some(c)) => format!("{} to move", capitalised(c)),
             (None, None) => "Game over".to_string(),
+        };
+        let status = match (outcome, self.opening_status()) {
+            (None, Some(opening)) => opening,
+            _ => status,
         };
         let forbidden = g
             .forbidden_points()
@@ -559,22 +797,16 @@ impl Session {
             white_ms: c.remaining(Color::White, to_move == Some(Color::White)),
             running: to_move.map(color_name),
         });
-        let can_undo = match self.setup.opponent {
-            Opponent::Computer => g
-                .moves()
-                .iter()
-                .enumerate()
-                .any(|(i, _)| !self.computer_plays(Color::of_ply(i))),
-            _ => !g.moves().is_empty(),
-        } || outcome.is_some_and(|o| {
-            !matches!(
-                o.reason,
-                EndReason::Five
-                    | EndReason::Forbidden(_)
-                    | EndReason::BoardFull
-                    | EndReason::MoveLimit
-            )
-        });
+        let can_undo = self.can_undo();
+        let redo_moves: Vec<Point> = self
+            .redo
+            .iter()
+            .rev()
+            .filter_map(|a| match a {
+                Redo::Move(p) => Some(*p),
+                Redo::Choice(_) => None,
+            })
+            .collect();
         State {
             id: self.id.clone(),
             size: match (size.width(), size.height()) {
@@ -591,13 +823,8 @@ impl Session {
             player: self.setup.player.clone(),
             moves: g.moves().iter().map(|&p| point_name(size, p)).collect(),
             points: g.moves().iter().map(|&p| xy(p)).collect(),
-            redo: self
-                .redo
-                .iter()
-                .rev()
-                .map(|&p| point_name(size, p))
-                .collect(),
-            redo_points: self.redo.iter().rev().map(|&p| xy(p)).collect(),
+            redo: redo_moves.iter().map(|&p| point_name(size, p)).collect(),
+            redo_points: redo_moves.iter().map(|&p| xy(p)).collect(),
             to_move: to_move.map(color_name),
             computer_to_move: self.computer_to_move(),
             status,
@@ -612,6 +839,15 @@ impl Session {
             can_undo,
             clock,
             assisted: self.assisted,
+            pending: self.pending_state(),
+            human_seat: match self.human_seat() {
+                Seat::First => "first",
+                Seat::Second => "second",
+            },
+            human_color: match (self.game.opening(), self.game.black_seat()) {
+                (OpeningRule::Swap | OpeningRule::Swap2, None) => None,
+                _ => Some(color_name(self.human_color())),
+            },
         }
     }
 

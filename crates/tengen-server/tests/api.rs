@@ -120,7 +120,7 @@ async fn bad_input_is_a_clear_error_and_changes_nothing() {
         json!({ "size": "101" }),
         json!({ "level": "grandmaster" }),
         json!({ "opponent": "alien" }),
-        json!({ "opening": "swap2" }),
+        json!({ "opening": "swap3" }),
         json!({ "clock": { "kind": "total", "ms": 5 } }),
         json!({ "colour": "black" }),
     ] {
@@ -432,4 +432,261 @@ async fn leaving_a_game_stops_its_search() {
         "{:?}",
         started.elapsed()
     );
+}
+
+impl App {
+    async fn choose(&self, id: &str, choice: &str) -> Value {
+        let (s, v) = self
+            .post(
+                &format!("/api/games/{id}/choose"),
+                json!({ "choice": choice }),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{choice}: {v}");
+        v
+    }
+
+    async fn refused_choice(&self, id: &str, choice: &str, status: StatusCode) {
+        let (_, before) = self.get(&format!("/api/games/{id}")).await;
+        let (s, e) = self
+            .post(
+                &format!("/api/games/{id}/choose"),
+                json!({ "choice": choice }),
+            )
+            .await;
+        assert_eq!(s, status, "{choice}: {e}");
+        assert!(e["error"].is_string(), "{e}");
+        let (_, after) = self.get(&format!("/api/games/{id}")).await;
+        assert_eq!(before["moves"], after["moves"]);
+        assert_eq!(before["pending"], after["pending"]);
+    }
+}
+
+#[tokio::test]
+async fn hot_seat_swap_lets_the_second_player_choose() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "friend", "opening": "swap" }))
+        .await;
+    let id = gid(&g);
+    assert_eq!(g["opening"], "swap");
+    assert_eq!(g["pending"]["kind"], "move");
+    assert_eq!(g["pending"]["seat"], "first");
+    assert_eq!(g["pending"]["color"], "black");
+    assert!(
+        g["status"].as_str().expect("text").contains("stone 1 of 3"),
+        "{g}"
+    );
+    app.refused_choice(&id, "black", StatusCode::CONFLICT).await;
+    app.play(&id, "h8").await;
+    let v = app.play(&id, "h9").await;
+    assert_eq!(v["pending"]["color"], "black");
+    assert_eq!(v["pending"]["seat"], "first");
+    let v = app.play(&id, "j9").await;
+    assert_eq!(v["pending"]["kind"], "choice");
+    assert_eq!(v["pending"]["seat"], "second");
+    assert_eq!(v["pending"]["options"], json!(["black", "white"]));
+    // No stone while the choice is open; no place_two under swap; no nonsense.
+    let (s, _) = app
+        .post(&format!("/api/games/{id}/moves"), json!({ "move": "a1" }))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    app.refused_choice(&id, "place_two", StatusCode::CONFLICT)
+        .await;
+    app.refused_choice(&id, "red", StatusCode::BAD_REQUEST)
+        .await;
+    // The second player takes black: the first player (white) moves next.
+    let v = app.choose(&id, "black").await;
+    assert_eq!(v["to_move"], "white");
+    assert_eq!(v["pending"]["kind"], "move");
+    assert_eq!(v["pending"]["seat"], "first");
+    assert_eq!(v["can_undo"], true);
+    // Undo takes back the decision, then a stone.
+    let (s, v) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["pending"]["kind"], "choice");
+    assert_eq!(v["moves"].as_array().expect("list").len(), 3);
+    let (_, v) = app.post(&format!("/api/games/{id}/redo"), json!({})).await;
+    assert_eq!(v["pending"]["seat"], "first");
+    assert_eq!(v["to_move"], "white");
+    let v = app.play(&id, "g7").await;
+    assert_eq!(v["pending"]["seat"], "second");
+    assert_eq!(v["pending"]["color"], "black");
+    app.refused_choice(&id, "white", StatusCode::CONFLICT).await;
+    // A resignation taken back keeps the decision.
+    let (s, v) = app
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await;
+    assert_eq!((s, v["over"].clone()), (StatusCode::OK, json!(true)));
+    let (s, v) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["over"], false);
+    assert_eq!(v["pending"]["seat"], "second", "{v}");
+    assert_eq!(v["moves"].as_array().expect("list").len(), 4);
+}
+
+async fn swap2_opening(app: &App) -> String {
+    let g = app
+        .create(json!({ "opponent": "friend", "opening": "swap2" }))
+        .await;
+    let id = gid(&g);
+    for m in ["h8", "h9", "j9"] {
+        app.play(&id, m).await;
+    }
+    id
+}
+
+#[tokio::test]
+async fn hot_seat_swap2_has_three_branches() {
+    let app = start().await;
+    // Black: the second player takes black, white (the first player) moves.
+    let id = swap2_opening(&app).await;
+    let (_, v) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(
+        v["pending"]["options"],
+        json!(["black", "white", "place_two"])
+    );
+    assert!(
+        v["status"].as_str().expect("text").starts_with("Swap2"),
+        "{v}"
+    );
+    let v = app.choose(&id, "black").await;
+    assert_eq!(
+        (v["to_move"].clone(), v["pending"]["seat"].clone()),
+        (json!("white"), json!("first"))
+    );
+    // White: the second player moves as white.
+    let id = swap2_opening(&app).await;
+    let v = app.choose(&id, "white").await;
+    assert_eq!(
+        (v["to_move"].clone(), v["pending"]["seat"].clone()),
+        (json!("white"), json!("second"))
+    );
+    // Two more stones, then the first player chooses (no place_two any more).
+    let id = swap2_opening(&app).await;
+    let v = app.choose(&id, "place_two").await;
+    assert_eq!(v["pending"]["kind"], "move");
+    assert_eq!(v["pending"]["seat"], "second");
+    assert_eq!(v["pending"]["color"], "white");
+    app.play(&id, "g9").await;
+    let v = app.play(&id, "g7").await;
+    assert_eq!(v["pending"]["kind"], "choice");
+    assert_eq!(v["pending"]["seat"], "first");
+    assert_eq!(v["pending"]["options"], json!(["black", "white"]));
+    app.refused_choice(&id, "place_two", StatusCode::CONFLICT)
+        .await;
+    let v = app.choose(&id, "white").await;
+    assert_eq!(
+        (v["to_move"].clone(), v["pending"]["seat"].clone()),
+        (json!("white"), json!("first"))
+    );
+    // Undo steps back over the decision and the stones one by one.
+    for n in [5, 4, 3, 3] {
+        let (s, v) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["moves"].as_array().expect("list").len(), n, "{v}");
+    }
+    let (_, v) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(
+        v["pending"]["options"],
+        json!(["black", "white", "place_two"])
+    );
+}
+
+#[tokio::test]
+async fn the_computer_opens_a_swap2_game_when_the_human_is_second() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opening": "swap2", "human": "white" }))
+        .await;
+    let id = gid(&g);
+    assert_eq!(g["human_seat"], "second");
+    assert_eq!(g["moves"].as_array().expect("list").len(), 3, "{g}");
+    assert_eq!(g["pending"]["kind"], "choice");
+    assert_eq!(g["pending"]["human"], true);
+    assert_eq!(g["human_color"], Value::Null);
+    assert_eq!(
+        g["status"],
+        "Swap2: choose your colour, or place two more stones"
+    );
+    // Take white: the human moves now as white.
+    let v = app.choose(&id, "white").await;
+    assert_eq!(v["human_color"], "white");
+    assert_eq!(v["to_move"], "white");
+    assert_eq!(v["pending"]["human"], true);
+    let v = app.play(&id, "a1").await;
+    assert_eq!(v["moves"].as_array().expect("list").len(), 5, "{v}");
+    assert!(v["computer_move"].is_string());
+    // Undo goes back to the decision, not into the computer's opening.
+    let (s, v) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["moves"].as_array().expect("list").len(), 3, "{v}");
+    assert_eq!(v["pending"]["kind"], "move", "{v}");
+    assert_eq!(v["to_move"], "white");
+    let (s, v) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["pending"]["kind"], "choice", "{v}");
+    assert_eq!(v["can_undo"], false);
+    let (s, _) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    // Place two: the human places white then black, and the computer chooses and replies.
+    let v = app.choose(&id, "place_two").await;
+    assert_eq!(v["status"], "Swap2: place opening stone 4 of 5 (white)");
+    app.play(&id, "a15").await;
+    let v = app.play(&id, "o15").await;
+    assert_eq!(
+        v["computer_choices"].as_array().map(Vec::len),
+        Some(1),
+        "{v}"
+    );
+    assert!(v["human_color"].is_string(), "{v}");
+    assert_eq!(v["pending"]["human"], true, "{v}");
+    assert_eq!(v["to_move"], v["human_color"], "{v}");
+}
+
+#[tokio::test]
+async fn the_computer_decides_a_swap_as_second_player() {
+    let app = start().await;
+    for opening in ["swap", "swap2"] {
+        let g = app.create(json!({ "opening": opening })).await;
+        let id = gid(&g);
+        assert_eq!(g["human_seat"], "first");
+        assert_eq!(g["pending"]["human"], true);
+        app.refused_choice(&id, "black", StatusCode::CONFLICT).await;
+        app.play(&id, "h8").await;
+        app.play(&id, "h9").await;
+        let v = app.play(&id, "j10").await;
+        let choices = v["computer_choices"].as_array().expect("choices").clone();
+        assert!(!choices.is_empty(), "{v}");
+        if choices[0] == "place_two" {
+            assert_eq!(opening, "swap2");
+            assert_eq!(v["moves"].as_array().expect("list").len(), 5, "{v}");
+            assert_eq!(v["pending"]["kind"], "choice");
+            let v = app.choose(&id, "black").await;
+            assert_eq!(v["human_color"], "black");
+            assert_eq!(v["moves"].as_array().expect("list").len(), 6, "{v}");
+        } else {
+            // Whatever it took, the human now has the other colour and is to move.
+            assert!(v["human_color"].is_string(), "{v}");
+            assert_ne!(json!(choices[0]), v["human_color"]);
+            assert_eq!(v["to_move"], v["human_color"], "{v}");
+            assert_eq!(v["pending"]["human"], true);
+        }
+    }
+}
+
+#[tokio::test]
+async fn computers_play_a_swap2_game_step_by_step() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computers", "opening": "swap2" }))
+        .await;
+    let id = gid(&g);
+    for _ in 0..8 {
+        let (s, v) = app.post(&format!("/api/games/{id}/step"), json!({})).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+    let (_, v) = app.get(&format!("/api/games/{id}")).await;
+    assert!(v["moves"].as_array().expect("list").len() >= 5, "{v}");
+    assert_eq!(v["pending"]["kind"], "move", "{v}");
 }

@@ -200,8 +200,13 @@ function render() {
 
 function renderPanel() {
   let status = state.status;
-  if (state.opponent === 'computer' && !state.over && state.to_move === state.human) status = `Your move (${state.human}) — ${state.status}`;
+  const p = state.pending;
+  const opening = p && (p.kind === 'choice' || p.opening_stone);
+  if (state.opponent === 'computer' && !state.over && !opening && p && p.human) status = `Your move (${state.human_color || state.human}) — ${state.status}`;
   $('status').textContent = status;
+  const choosing = !!(p && p.kind === 'choice' && p.human && !state.over);
+  $('choice').hidden = !choosing;
+  $('choose-place-two').hidden = !(choosing && p.options.includes('place_two'));
   const ol = $('moves');
   ol.replaceChildren();
   const all = state.moves.concat(state.redo);
@@ -223,7 +228,8 @@ function renderPanel() {
 
 function updateButtons() {
   const s = state, none = !s;
-  const human = s && !s.over && !s.computer_to_move;
+  const human = s && !s.over && !s.computer_to_move && !(s.pending && s.pending.kind === 'choice');
+  for (const id of ['choose-black', 'choose-white', 'choose-place-two']) $(id).disabled = none || busy;
   $('undo').disabled = none || busy || !s.can_undo;
   $('redo').disabled = none || busy || !s.redo.length;
   $('hint').disabled = none || busy || !human;
@@ -315,7 +321,7 @@ function setState(s, { quiet = false } = {}) {
   if (quiet || !before || before.id !== s.id) return;
   if (s.points.length > before.points.length) sound('stone');
   if (s.over && !before.over) {
-    const humanWon = s.opponent === 'computer' ? s.winner === s.human : !!s.winner;
+    const humanWon = s.opponent === 'computer' ? s.winner === (s.human_color || s.human) : !!s.winner;
     sound(humanWon ? 'win' : (s.winner ? 'loss' : 'win'));
   } else if (!s.over && s.points.length > before.points.length && threatAt(s.points, s.points.length - 1)) {
     setTimeout(() => sound('threat'), 120);
@@ -324,6 +330,7 @@ function setState(s, { quiet = false } = {}) {
 
 async function playAt(x, y) {
   if (!state || state.over || busy || state.computer_to_move) return;
+  if (state.pending && state.pending.kind === 'choice') { say('Choose first: use the buttons above.'); return; }
   if (state.points.some(([a, b]) => a === x && b === y)) return;
   if ($('opt-confirm').checked && !(pending && pending[0] === x && pending[1] === y)) {
     pending = [x, y]; render(); say(`Tap ${pointName(x, y).toUpperCase()} again to play there.`); return;
@@ -335,7 +342,8 @@ async function playAt(x, y) {
     const optimistic = { ...state, points: state.points.concat([[x, y]]), moves: state.moves.concat([name]), last_move: [x, y], forbidden: [], computer_to_move: state.opponent === 'computer' };
     if (state.opponent === 'computer') { optimistic.status = 'Computer thinking…'; state = optimistic; render(); }
     const r = await api('POST', `/api/games/${optimistic.id}/moves`, { move: name });
-    say(r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : '');
+    const chose = r.computer_choices && r.computer_choices.length ? `Computer chose ${r.computer_choices.join(', then ').replace('place_two', 'to place two more stones')}. ` : '';
+    say(chose + (r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : ''));
     setState(r);
   }).catch(() => {});
   if (state && state.opponent === 'computer' && !state.over && state.computer_to_move) {
@@ -548,6 +556,17 @@ function wire() {
     $('new-game-dialog').close();
     startGame(gameRequest(d));
   });
+  const choose = (choice) => act(async () => {
+    const r = await api('POST', `/api/games/${state.id}/choose`, { choice });
+    const parts = [];
+    if (r.computer_choices && r.computer_choices.length) parts.push(`Computer chose ${r.computer_choices.join(', then ').replace('place_two', 'to place two more stones')}.`);
+    if (r.computer_move) parts.push(`Computer played ${r.computer_move.toUpperCase()}.`);
+    say(parts.join(' '));
+    setState(r);
+  });
+  $('choose-black').onclick = () => choose('black');
+  $('choose-white').onclick = () => choose('white');
+  $('choose-place-two').onclick = () => choose('place_two');
   $('undo').onclick = () => act(async () => { setState(await api('POST', `/api/games/${state.id}/undo`), { quiet: true }); say('Move taken back.'); });
   $('redo').onclick = () => act(async () => { setState(await api('POST', `/api/games/${state.id}/redo`), { quiet: true }); say(''); });
   $('step').onclick = () => act(async () => { const r = await api('POST', `/api/games/${state.id}/step`); setState(r); say(`Computer played ${r.computer_move.toUpperCase()}.`); });
