@@ -94,41 +94,19 @@ fn benches(c: &mut Criterion) {
         })
         .collect();
     let stop = AtomicBool::new(false);
+    let solve_all = |set: &[(Board, Color)]| {
+        let mut engine = Engine::new(1);
+        for (board, side) in set {
+            black_box(engine.find_vcf(board, Rule::Renju, *side, 60, &Limits::default(), &stop));
+        }
+    };
     c.bench_function(
         &format!("VCF of 15+ attacking moves, mean of {} puzzles", long.len()),
-        |b| {
-            b.iter(|| {
-                let mut engine = Engine::new(1);
-                for (board, side) in &long {
-                    black_box(engine.find_vcf(
-                        board,
-                        Rule::Renju,
-                        *side,
-                        60,
-                        &Limits::default(),
-                        &stop,
-                    ));
-                }
-            })
-        },
+        |b| b.iter(|| solve_all(&long)),
     );
     c.bench_function(
         &format!("VCF on {} published puzzles", puzzles.len()),
-        |b| {
-            b.iter(|| {
-                let mut engine = Engine::new(1);
-                for (board, side) in &puzzles {
-                    black_box(engine.find_vcf(
-                        board,
-                        Rule::Renju,
-                        *side,
-                        60,
-                        &Limits::default(),
-                        &stop,
-                    ));
-                }
-            })
-        },
+        |b| b.iter(|| solve_all(&puzzles)),
     );
 }
 

@@ -123,12 +123,8 @@ impl FromStr for Level {
 fn own_chances_move(game: &Game, rng: &mut Rng) -> Option<Point> {
     let me = game.to_move()?;
     let mut pos = crate::position::Position::new(game.board(), game.rule(), me);
-    let cells: Vec<_> = pos
-        .near_cells()
-        .iter()
-        .copied()
-        .filter(|&s| pos.is_empty(s))
-        .collect();
+    let mut cells = Vec::new();
+    pos.empty_near_cells(&mut cells);
     let mut block = None;
     let mut scored = Vec::new();
     for sq in cells {

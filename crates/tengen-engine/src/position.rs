@@ -329,10 +329,11 @@ impl Position {
         self.score[ci(c)]
     }
 
-    /// The cells near stones (some may be occupied).
+    /// Fills `out` with the empty cells near stones: the candidate moves.
     #[inline]
-    pub(crate) fn near_cells(&self) -> &[Sq] {
-        &self.near_list
+    pub(crate) fn empty_near_cells(&self, out: &mut Vec<Sq>) {
+        out.clear();
+        out.extend(self.near_list.iter().copied().filter(|&s| self.is_empty(s)));
     }
 
     fn put(&mut self, sq: Sq, c: Color) {

@@ -46,13 +46,7 @@ pub(crate) enum Forced {
 pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     let me = pos.side();
     let op = me.opponent();
-    scratch.clear();
-    scratch.extend(
-        pos.near_cells()
-            .iter()
-            .copied()
-            .filter(|&s| pos.is_empty(s)),
-    );
+    pos.empty_near_cells(scratch);
     if scratch.is_empty() {
         // Empty board (or a window without stones): the centre of the window.
         let centre = pos
@@ -441,14 +435,7 @@ impl<'a> Searcher<'a> {
         }
         let defender = attacker.opponent();
         let mut cells = std::mem::take(&mut self.scratch[MAX_PLY]);
-        cells.clear();
-        cells.extend(
-            self.pos
-                .near_cells()
-                .iter()
-                .copied()
-                .filter(|&s| self.pos.is_empty(s)),
-        );
+        self.pos.empty_near_cells(&mut cells);
         let mut def_five = None;
         let mut fours: Vec<(Sq, Info)> = Vec::new();
         let mut result = None;
@@ -552,12 +539,9 @@ impl<'a> Searcher<'a> {
     }
 
     fn empty_near(&self) -> Vec<Sq> {
-        self.pos
-            .near_cells()
-            .iter()
-            .copied()
-            .filter(|&s| self.pos.is_empty(s))
-            .collect()
+        let mut cells = Vec::new();
+        self.pos.empty_near_cells(&mut cells);
+        cells
     }
 
     // Attacker to move.
@@ -952,13 +936,7 @@ impl<'a> Searcher<'a> {
 /// Every legal move, scored by pattern weight (for multi-PV beside a forced win).
 fn generate_all(pos: &mut Position, scratch: &mut Vec<Sq>) -> Vec<(Sq, i32)> {
     let me = pos.side();
-    scratch.clear();
-    scratch.extend(
-        pos.near_cells()
-            .iter()
-            .copied()
-            .filter(|&s| pos.is_empty(s)),
-    );
+    pos.empty_near_cells(scratch);
     let mut out = Vec::new();
     for &sq in scratch.iter() {
         let a = info(pos, sq, me);
