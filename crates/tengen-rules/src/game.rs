@@ -32,11 +32,13 @@ pub enum EndReason {
     Timeout,
     /// Both players agreed to a draw.
     Agreement,
+    /// A player left the game and did not come back in time; the opponent claimed the win.
+    Abandonment,
 }
 
 impl EndReason {
     /// A short key: `"five"`, `"forbidden"`, `"full"`, `"move_limit"`, `"resignation"`,
-    /// `"timeout"` or `"agreement"`.
+    /// `"timeout"`, `"agreement"` or `"abandonment"`.
     pub const fn key(self) -> &'static str {
         match self {
             EndReason::Five => "five",
@@ -46,6 +48,7 @@ impl EndReason {
             EndReason::Resignation => "resignation",
             EndReason::Timeout => "timeout",
             EndReason::Agreement => "agreement",
+            EndReason::Abandonment => "abandonment",
         }
     }
 }
@@ -74,6 +77,9 @@ impl fmt::Display for Outcome {
             }
             (Some(c), EndReason::Timeout) => {
                 write!(f, "{} wins: {} ran out of time", who(c), c.opponent())
+            }
+            (Some(c), EndReason::Abandonment) => {
+                write!(f, "{} wins: {} left the game", who(c), c.opponent())
             }
             (Some(c), _) => write!(f, "{} wins", who(c)),
             (None, EndReason::BoardFull) => f.write_str("Draw: the board is full"),
@@ -464,6 +470,11 @@ impl Game {
     /// Ends the game: `color` ran out of time.
     pub fn lose_on_time(&mut self, color: Color) -> Result<(), PlayError> {
         self.end(Some(color.opponent()), EndReason::Timeout)
+    }
+
+    /// Ends the game: `color` left and the opponent claimed the win.
+    pub fn abandon(&mut self, color: Color) -> Result<(), PlayError> {
+        self.end(Some(color.opponent()), EndReason::Abandonment)
     }
 
     /// Ends the game in a draw both players agreed to.

@@ -2,12 +2,13 @@
 //! (embedded), and a SQLite store of results. Engine searches run on blocking threads, a bounded
 //! number at once, and stop when their game is left or a newer request supersedes them.
 //!
-//! The API is described in `API.md` beside this crate's `Cargo.toml`.
+//! The API is described in `docs/api.md` at the root of the repository.
 
 mod api;
 mod assets;
 mod engine_pool;
 mod error;
+pub mod online;
 mod session;
 mod store;
 

@@ -509,7 +509,10 @@ impl Session {
         self.game.outcome().is_some_and(|o| {
             matches!(
                 o.reason,
-                EndReason::Resignation | EndReason::Timeout | EndReason::Agreement
+                EndReason::Resignation
+                    | EndReason::Timeout
+                    | EndReason::Agreement
+                    | EndReason::Abandonment
             )
         })
     }

@@ -1,0 +1,3 @@
+//! Online play: games between people on different machines, over HTTP and WebSocket.
+
+pub mod wire;

@@ -1,0 +1,354 @@
+//! The online API's messages, as they travel: the JSON bodies of its HTTP calls and the frames of
+//! its WebSocket. Shared by the server and by clients (`tengen bot`, `tengen loadtest`, tests), so
+//! both ends read and write the same shapes. `docs/api.md` describes them for everyone else.
+
+use serde::{Deserialize, Serialize};
+
+use crate::session::ClockSpec;
+
+/// Who a connection is: one of the two players, or a spectator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The first player: black under the free opening, the one who places the opening stones
+    /// under swap and swap2.
+    First,
+    /// The second player.
+    Second,
+    /// Anyone else: watches and chats.
+    Spectator,
+}
+
+impl Role {
+    /// `"first"`, `"second"` or `"spectator"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::First => "first",
+            Role::Second => "second",
+            Role::Spectator => "spectator",
+        }
+    }
+}
+
+/// `POST /api/online`: a new game between people. Every field has a default.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    /// `freestyle` (default), `standard`, `renju` or `caro`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// `15` (default), `19`, `16x14`, ..., or `unbounded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<String>,
+    /// `free` (default), `beginner`, `swap` or `swap2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<String>,
+    /// The clock (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    /// The creator's seat: `black` (the first player, default), `white` (the second) or `random`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    /// The creator's name (default "Anonymous").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Whether the game is listed in the lobby (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed: Option<bool>,
+    /// Under renju: `lose` (default: a forbidden move stands and loses) or `refuse`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forbidden: Option<String>,
+}
+
+/// `POST /api/online/{id}/join`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinGame {
+    /// The joiner's name (default "Anonymous").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The answer to a create or a join: the seat taken and its secret.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Seated {
+    /// The game.
+    pub id: String,
+    /// The seat taken (`first` or `second`).
+    pub role: Role,
+    /// The seat's secret: whoever shows it acts for the seat. Keep it to yourself.
+    pub token: String,
+    /// The page address to share with the opponent and spectators (a path on this server).
+    pub invite: String,
+    /// The WebSocket path for this game.
+    pub ws: String,
+}
+
+/// What a client sends over the WebSocket, one JSON object a frame.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMsg {
+    /// The first frame: a seat's token to act as that player, or none to watch. `name` labels a
+    /// spectator's chat.
+    Hello {
+        /// The seat token from create or join.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+        /// A spectator's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// A stone, in renju notation (`h8`) or `x,y`.
+    Move {
+        /// The point.
+        at: String,
+    },
+    /// A swap decision: `black`, `white` or `place_two`.
+    Choose {
+        /// The decision.
+        choice: String,
+    },
+    /// Asks the opponent: `takeback`, `draw` or `rematch`.
+    Request {
+        /// What is asked.
+        kind: RequestKind,
+    },
+    /// Accepts the opponent's pending request.
+    Accept,
+    /// Declines the opponent's pending request.
+    Decline,
+    /// Withdraws one's own pending request.
+    Cancel,
+    /// Resigns the game.
+    Resign,
+    /// Claims the win when the opponent has been gone longer than the grace period.
+    Claim,
+    /// A chat line (players and spectators).
+    Chat {
+        /// At most 300 characters.
+        text: String,
+    },
+}
+
+/// What one player may ask of the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    /// Take back the asker's last move (and the reply to it, if any).
+    Takeback,
+    /// End the game drawn.
+    Draw,
+    /// After the game: a new one with the seats (so the colours) swapped.
+    Rematch,
+}
+
+impl RequestKind {
+    /// `"takeback"`, `"draw"` or `"rematch"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RequestKind::Takeback => "takeback",
+            RequestKind::Draw => "draw",
+            RequestKind::Rematch => "rematch",
+        }
+    }
+}
+
+/// What the server sends over the WebSocket.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)]
+pub enum ServerMsg {
+    /// The answer to `hello`: who this connection acts as.
+    Welcome {
+        /// The game.
+        id: String,
+        /// The role granted.
+        role: Role,
+    },
+    /// The whole game as it is now; sent after `welcome` and after every change.
+    State(GameState),
+    /// A chat line.
+    Chat(ChatLine),
+    /// Something happened that the state alone does not say (a request declined, withdrawn or
+    /// lapsed).
+    Notice {
+        /// A sentence for people.
+        text: String,
+    },
+    /// The last message was refused; nothing changed.
+    Error {
+        /// Why, for people.
+        message: String,
+    },
+}
+
+/// A chat line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    /// The writer's name.
+    pub name: String,
+    /// The writer's role.
+    pub role: Role,
+    /// The text.
+    pub text: String,
+    /// When it was written (milliseconds since the Unix epoch).
+    pub at_ms: u64,
+}
+
+/// One of the two seats, as everyone sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatState {
+    /// The player's name, once the seat is taken.
+    pub name: Option<String>,
+    /// Whether someone sits here.
+    pub taken: bool,
+    /// Whether the player has a live connection.
+    pub connected: bool,
+    /// The player's colour, once settled (`black` or `white`).
+    pub color: Option<String>,
+    /// Time left on the player's clock, in milliseconds, when the game has a clock.
+    pub clock_ms: Option<u64>,
+    /// How long the player has been gone, in milliseconds, while disconnected.
+    pub gone_ms: Option<u64>,
+    /// Whether the opponent may now claim the win (gone past the grace period).
+    pub claimable: bool,
+}
+
+/// The pending request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestState {
+    /// What is asked.
+    pub kind: RequestKind,
+    /// Who asked.
+    pub by: Role,
+}
+
+/// What the game waits for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingState {
+    /// `waiting` (for a second player), `move`, `choice` or `over`.
+    pub kind: String,
+    /// The seat to act.
+    pub seat: Option<Role>,
+    /// For `move`: the colour of the next stone.
+    pub color: Option<String>,
+    /// For `choice`: the decisions open (`black`, `white`, `place_two`).
+    pub options: Vec<String>,
+}
+
+/// How the game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutcomeState {
+    /// The winning colour, or none for a draw.
+    pub winner: Option<String>,
+    /// The winning seat, or none for a draw.
+    pub winner_seat: Option<Role>,
+    /// `five`, `forbidden`, `full`, `move_limit`, `resignation`, `timeout`, `agreement` or
+    /// `abandonment`.
+    pub reason: String,
+    /// For people: "Black wins: five in a row".
+    pub text: String,
+    /// The winning rows, as `[x, y]` points.
+    pub lines: Vec<Vec<[i32; 2]>>,
+}
+
+/// A forbidden point for black.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forbidden {
+    /// Column, from 0 at the left.
+    pub x: i32,
+    /// Row, from 0 at the top.
+    pub y: i32,
+    /// `double-three`, `double-four` or `overline`.
+    pub kind: String,
+}
+
+/// The whole game, as everyone sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameState {
+    /// The game.
+    pub id: String,
+    /// How many changes have been stored; grows with every stored event.
+    pub seq: u64,
+    /// The rule.
+    pub rule: String,
+    /// `15x15`, `16x14` or `unbounded`.
+    pub size: String,
+    /// The board's width, when bounded.
+    pub width: Option<u32>,
+    /// The board's height, when bounded.
+    pub height: Option<u32>,
+    /// The opening rule.
+    pub opening: String,
+    /// The clock.
+    pub clock: ClockSpec,
+    /// The moves in notation.
+    pub moves: Vec<String>,
+    /// The moves as `[x, y]`.
+    pub points: Vec<[i32; 2]>,
+    /// What the game waits for.
+    pub pending: PendingState,
+    /// The seats: first, then second.
+    pub seats: [SeatState; 2],
+    /// The seat whose clock runs.
+    pub running: Option<Role>,
+    /// The open request, if any.
+    pub request: Option<RequestState>,
+    /// The end, once the game is over.
+    pub outcome: Option<OutcomeState>,
+    /// Black's forbidden points now (renju, black to move).
+    pub forbidden: Vec<Forbidden>,
+    /// People watching.
+    pub spectators: u32,
+    /// The rematch's game id, once agreed.
+    pub rematch: Option<String>,
+    /// Seconds a player may be gone before the opponent may claim the win.
+    pub grace_secs: u64,
+}
+
+/// One game in the lobby.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyGame {
+    /// The game.
+    pub id: String,
+    /// The rule.
+    pub rule: String,
+    /// The board size.
+    pub size: String,
+    /// The opening rule.
+    pub opening: String,
+    /// The clock.
+    pub clock: ClockSpec,
+    /// The players' names (first, second), where seated.
+    pub players: [Option<String>; 2],
+    /// The free seat, for an open game.
+    pub free: Option<Role>,
+    /// Moves played.
+    pub moves: u32,
+    /// People watching.
+    pub spectators: u32,
+}
+
+/// `GET /api/online/lobby`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lobby {
+    /// Listed games with a free seat, newest first.
+    pub open: Vec<LobbyGame>,
+    /// Games under way, most watched first.
+    pub live: Vec<LobbyGame>,
+}
+
+/// `GET /api/online/stats`: what the server holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Online games in memory.
+    pub games: u64,
+    /// Of those, not over.
+    pub live: u64,
+    /// Open WebSocket connections.
+    pub connections: u64,
+    /// Moves stored since the server started.
+    pub moves: u64,
+    /// The server's resident memory, in bytes (Linux; 0 elsewhere).
+    pub rss_bytes: u64,
+}
