@@ -167,15 +167,7 @@ impl CreateRequest {
             .parse()
             .map_err(bad)?;
         let clock = self.clock.unwrap_or_default();
-        let in_range = |ms: u64| (1_000..=24 * 3_600_000).contains(&ms);
-        match clock {
-            ClockSpec::PerMove { ms } | ClockSpec::Total { ms, .. } if !in_range(ms) => {
-                return Err(ApiError::BadRequest(
-                    "clock time must be between 1 second and 24 hours".into(),
-                ));
-            }
-            _ => {}
-        }
+        crate::session::check_clock(clock)?;
         let player = self.player.as_deref().unwrap_or("").trim();
         if player.chars().count() > 40 {
             return Err(ApiError::BadRequest(
@@ -269,7 +261,7 @@ struct ImportRequest {
     game: CreateRequest,
 }
 
-fn parse_format(s: &str) -> Result<RecordFormat, ApiError> {
+pub(crate) fn parse_format(s: &str) -> Result<RecordFormat, ApiError> {
     match s {
         "txt" | "plain" => Ok(RecordFormat::Plain),
         "psq" => Ok(RecordFormat::Psq),

@@ -34,6 +34,8 @@ pub struct Config {
     pub engine_threads: Option<usize>,
     /// Hash table size of each engine, in megabytes.
     pub hash_mb: usize,
+    /// How long a player of an online game may be gone before the opponent may claim the win.
+    pub grace_secs: u64,
 }
 
 impl Config {
@@ -46,6 +48,7 @@ impl Config {
             database: None,
             engine_threads: None,
             hash_mb: 32,
+            grace_secs: 120,
         }
     }
 
@@ -99,7 +102,10 @@ impl Server {
             std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
         });
         let pool = engine_pool::EnginePool::new(threads, config.hash_mb);
-        let router = api::router(api::AppState::new(store, pool));
+        let online = online::Online::start(store.pool().clone(), config.grace_secs * 1000)
+            .await
+            .map_err(|e| ServeError::Database(config.database_url(), e))?;
+        let router = online::router(online).merge(api::router(api::AppState::new(store, pool)));
         let target = format!("{}:{}", config.host, config.port);
         let listener = tokio::net::TcpListener::bind(&target)
             .await
@@ -124,7 +130,13 @@ impl Server {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        axum::serve(self.listener, self.router)
+        use axum::serve::ListenerExt as _;
+        // Moves are small frames that must go out at once, not wait for Nagle's algorithm.
+        let listener = self.listener.tap_io(|tcp| {
+            // Without it a frame may wait up to 40 ms; nothing breaks.
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, self.router)
             .with_graceful_shutdown(shutdown)
             .await?;
         Ok(())

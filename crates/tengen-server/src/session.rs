@@ -301,6 +301,20 @@ pub struct ClockState {
     pub running: Option<&'static str>,
 }
 
+/// Checks a clock's times: between 1 second and 24 hours, an increment of at most an hour.
+pub fn check_clock(clock: ClockSpec) -> Result<(), ApiError> {
+    let in_range = |ms: u64| (1_000..=24 * 3_600_000).contains(&ms);
+    match clock {
+        ClockSpec::PerMove { ms } | ClockSpec::Total { ms, .. } if !in_range(ms) => Err(
+            ApiError::BadRequest("clock time must be between 1 second and 24 hours".into()),
+        ),
+        ClockSpec::Total { increment_ms, .. } if increment_ms > 3_600_000 => Err(
+            ApiError::BadRequest("the increment must be at most an hour".into()),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Parses a colour name.
 pub fn parse_color(s: &str) -> Result<Color, ApiError> {
     match s.trim().to_ascii_lowercase().as_str() {

@@ -1,3 +1,466 @@
-//! Online play: games between people on different machines, over HTTP and WebSocket.
+//! Online play: games between people on different machines, over HTTP and WebSocket
+//! (`docs/api.md`). Each game is a task of its own ([`actor`]) owning a [`table::Table`]; every
+//! change is stored ([`persist`]) before it is broadcast; at start-up every live game is replayed
+//! from the store.
 
+mod actor;
+mod http;
+mod persist;
+pub mod table;
 pub mod wire;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+use sqlx::sqlite::SqlitePool;
+use tokio::sync::{mpsc, oneshot};
+
+pub use http::router;
+
+use crate::error::ApiError;
+use actor::{Actor, Cmd, Connected, JoinError};
+use persist::{Saved, Write, Writer};
+use table::{Player, Settings, Table};
+use wire::{GameState, Lobby, LobbyGame, Role, Stats};
+
+/// How many commands may wait for one game.
+const GAME_QUEUE: usize = 64;
+/// How many games the lobby lists in each section.
+const LOBBY_SIZE: usize = 50;
+
+/// The online games of one server.
+#[derive(Clone, Debug)]
+pub struct Online {
+    inner: Arc<Inner>,
+}
+
+struct Entry {
+    cmds: mpsc::Sender<Cmd>,
+    summary: Option<(LobbyGame, bool, bool)>,
+    created: u64,
+}
+
+pub(crate) struct Inner {
+    games: Mutex<HashMap<String, Entry>>,
+    pool: SqlitePool,
+    writer: Writer,
+    grace_ms: u64,
+    connections: AtomicU64,
+    moves: AtomicU64,
+    ids: AtomicU64,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inner")
+            .field("grace_ms", &self.grace_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub(crate) fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// SHA-256 of a seat token, in hex: what the store keeps instead of the token.
+pub(crate) fn hash_token(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `n` random bytes from the operating system, in hex.
+fn random_hex(n: usize) -> Result<String, ApiError> {
+    let mut buf = vec![0u8; n];
+    getrandom::fill(&mut buf)
+        .map_err(|e| ApiError::Engine(format!("no randomness from the system: {e}")))?;
+    Ok(hex(&buf))
+}
+
+impl Inner {
+    fn games(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+        // The map is changed by single inserts and removes: a poisoned lock left it whole.
+        self.games
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn set_summary(&self, summary: (LobbyGame, bool, bool)) {
+        if let Some(e) = self.games().get_mut(&summary.0.id) {
+            e.summary = Some(summary);
+        }
+    }
+
+    pub(crate) fn forget(&self, id: &str) {
+        self.games().remove(id);
+    }
+
+    fn spawn(self: &Arc<Self>, table: Table) -> mpsc::Sender<Cmd> {
+        let (cmds, rx) = mpsc::channel(GAME_QUEUE);
+        let created = self.ids.fetch_add(1, Ordering::Relaxed);
+        self.games().insert(
+            table.id.clone(),
+            Entry {
+                cmds: cmds.clone(),
+                summary: None,
+                created,
+            },
+        );
+        tokio::spawn(Actor::new(table, self.clone()).run(rx));
+        cmds
+    }
+
+    fn rebuild(&self, saved: &Saved, now: Instant) -> Result<Table, String> {
+        let settings: Settings =
+            serde_json::from_str(&saved.settings).map_err(|e| format!("bad settings: {e}"))?;
+        let mut table = Table::new(saved.id.clone(), settings, self.grace_ms)?;
+        for (i, s) in saved.events.iter().enumerate() {
+            table
+                .restore(s, now)
+                .map_err(|e| format!("event {}: {e}", i + 1))?;
+        }
+        // Nobody is connected after a restart: the grace periods start now.
+        for seat in [tengen_rules::Seat::First, tengen_rules::Seat::Second] {
+            table.set_present(seat, false, now);
+        }
+        Ok(table)
+    }
+
+    /// Stores a new game with its players seated, and starts it.
+    async fn start_game(
+        self: &Arc<Self>,
+        settings: Settings,
+        players: [Option<Player>; 2],
+    ) -> Result<String, ApiError> {
+        let id = random_hex(8)?;
+        let now = Instant::now();
+        let mut table = Table::new(id.clone(), settings.clone(), self.grace_ms)
+            .map_err(ApiError::BadRequest)?;
+        let mut writes = vec![Write::Game {
+            id: id.clone(),
+            settings: serde_json::to_string(&settings)
+                .map_err(|e| ApiError::BadRequest(e.to_string()))?,
+            created_ms: unix_ms(),
+        }];
+        for (i, p) in players.into_iter().enumerate() {
+            let Some(p) = p else { continue };
+            let want = if i == 0 {
+                tengen_rules::Seat::First
+            } else {
+                tengen_rules::Seat::Second
+            };
+            let (seat, stored) = table
+                .join(p.name, p.token_hash, Some(want), now)
+                .map_err(|e| ApiError::Conflict(e.0))?;
+            table.set_present(seat, false, now);
+            writes.push(Write::Event {
+                game_id: id.clone(),
+                seq: table.seq(),
+                stored,
+                at_ms: unix_ms(),
+            });
+        }
+        self.writer
+            .write(writes)
+            .await
+            .map_err(|e| ApiError::Engine(format!("the game could not be stored: {e}")))?;
+        self.spawn(table);
+        Ok(id)
+    }
+
+    /// A rematch of `table`: the same settings, the seats swapped.
+    pub(crate) async fn create_rematch(self: &Arc<Self>, table: &Table) -> Result<String, String> {
+        self.start_game(table.settings.clone(), table.rematch_players())
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// The game's command queue, loading it from the store when it is not in memory.
+    async fn handle(self: &Arc<Self>, id: &str) -> Result<mpsc::Sender<Cmd>, ApiError> {
+        if let Some(e) = self.games().get(id) {
+            return Ok(e.cmds.clone());
+        }
+        let valid = !id.is_empty() && id.len() <= 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
+        let not_found = || ApiError::NotFound(id.to_string());
+        if !valid {
+            return Err(not_found());
+        }
+        let saved = persist::load_one(&self.pool, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let table = self
+            .rebuild(&saved, Instant::now())
+            .map_err(|e| ApiError::Engine(format!("game {id} cannot be replayed: {e}")))?;
+        // Another request may have loaded it meanwhile: keep the first.
+        if let Some(e) = self.games().get(id) {
+            return Ok(e.cmds.clone());
+        }
+        Ok(self.spawn(table))
+    }
+
+    /// Sends a command made by `make` and waits for its answer, loading the game again if it
+    /// left memory in between.
+    async fn ask<T>(
+        self: &Arc<Self>,
+        id: &str,
+        make: impl Fn(oneshot::Sender<T>) -> Cmd,
+    ) -> Result<T, ApiError> {
+        for _ in 0..3 {
+            let cmds = self.handle(id).await?;
+            let (reply, answer) = oneshot::channel();
+            if cmds.send(make(reply)).await.is_err() {
+                continue;
+            }
+            if let Ok(v) = answer.await {
+                return Ok(v);
+            }
+        }
+        Err(ApiError::Conflict(format!("game {id} is busy; try again")))
+    }
+}
+
+/// A player's name: trimmed, at most 40 characters, "Anonymous" when empty.
+fn player_name(name: Option<&str>) -> Result<String, ApiError> {
+    let name = name.unwrap_or("").trim();
+    if name.chars().count() > 40 {
+        return Err(ApiError::BadRequest(
+            "name too long (at most 40 characters)".into(),
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(ApiError::BadRequest(
+            "names cannot hold control characters".into(),
+        ));
+    }
+    Ok(if name.is_empty() {
+        "Anonymous".into()
+    } else {
+        name.to_string()
+    })
+}
+
+impl Online {
+    /// Opens the online games in `pool`, replaying every live one.
+    pub async fn start(pool: SqlitePool, grace_ms: u64) -> Result<Online, sqlx::Error> {
+        let inner = Arc::new(Inner {
+            games: Mutex::new(HashMap::new()),
+            writer: Writer::start(pool.clone()),
+            pool,
+            grace_ms,
+            connections: AtomicU64::new(0),
+            moves: AtomicU64::new(0),
+            ids: AtomicU64::new(0),
+        });
+        let now = Instant::now();
+        for saved in persist::load_live(&inner.pool).await? {
+            // A game the rules no longer accept is left in the store, not dropped.
+            if let Ok(table) = inner.rebuild(&saved, now) {
+                inner.spawn(table);
+            }
+        }
+        Ok(Online { inner })
+    }
+
+    /// Creates a game and seats its creator.
+    pub async fn create(&self, req: wire::CreateGame) -> Result<wire::Seated, ApiError> {
+        let bad = |e: String| ApiError::BadRequest(e);
+        let clock = req.clock.unwrap_or_default();
+        crate::session::check_clock(clock)?;
+        let forbidden_loses = match req.forbidden.as_deref().unwrap_or("lose") {
+            "lose" => true,
+            "refuse" => false,
+            other => {
+                return Err(bad(format!(
+                    "unknown forbidden-move policy {other:?} (lose or refuse)"
+                )));
+            }
+        };
+        let parse_name = |s: Option<&str>, default: &str| s.unwrap_or(default).to_string();
+        let settings = Settings {
+            rule: parse_name(req.rule.as_deref(), "freestyle"),
+            size: parse_name(req.size.as_deref(), "15"),
+            opening: parse_name(req.opening.as_deref(), "free"),
+            clock,
+            forbidden_loses,
+            listed: req.listed.unwrap_or(true),
+        };
+        // Check the settings, and write them in their canonical form.
+        let game = settings.new_game().map_err(bad)?;
+        let size = game.board().size();
+        let settings = Settings {
+            rule: game.rule().name().to_string(),
+            size: size.to_string(),
+            opening: game.opening().to_string(),
+            ..settings
+        };
+        let first = match req.color.as_deref().unwrap_or("black") {
+            "black" | "first" => true,
+            "white" | "second" => false,
+            "random" => {
+                let mut b = [0u8; 1];
+                getrandom::fill(&mut b)
+                    .map_err(|e| ApiError::Engine(format!("no randomness: {e}")))?;
+                b[0] & 1 == 0
+            }
+            other => {
+                return Err(bad(format!(
+                    "unknown colour {other:?} (black, white or random)"
+                )));
+            }
+        };
+        let token = random_hex(16)?;
+        let player = Player {
+            name: player_name(req.name.as_deref())?,
+            token_hash: hash_token(&token),
+        };
+        let players = if first {
+            [Some(player), None]
+        } else {
+            [None, Some(player)]
+        };
+        let id = self.inner.start_game(settings, players).await?;
+        Ok(seated(
+            id,
+            if first { Role::First } else { Role::Second },
+            token,
+        ))
+    }
+
+    /// Seats a second player.
+    pub async fn join(&self, id: &str, req: wire::JoinGame) -> Result<wire::Seated, ApiError> {
+        let name = player_name(req.name.as_deref())?;
+        let token = random_hex(16)?;
+        let token_hash = hash_token(&token);
+        let answer = self
+            .inner
+            .ask(id, |reply| Cmd::Join {
+                name: name.clone(),
+                token_hash: token_hash.clone(),
+                reply,
+            })
+            .await?;
+        match answer {
+            Ok(role) => Ok(seated(id.to_string(), role, token)),
+            Err(JoinError::Full) => Err(ApiError::Conflict(
+                "both seats are taken; you can watch".into(),
+            )),
+            Err(JoinError::Store(e)) => Err(ApiError::Engine(format!(
+                "the seat could not be stored: {e}"
+            ))),
+        }
+    }
+
+    /// The state of a game.
+    pub async fn state(&self, id: &str) -> Result<GameState, ApiError> {
+        self.inner.ask(id, |reply| Cmd::State { reply }).await
+    }
+
+    /// The game and its players' names.
+    pub async fn record(
+        &self,
+        id: &str,
+    ) -> Result<(tengen_rules::Game, [Option<String>; 2]), ApiError> {
+        self.inner.ask(id, |reply| Cmd::Record { reply }).await
+    }
+
+    /// Says hello for a new connection.
+    pub(crate) async fn connect(
+        &self,
+        id: &str,
+        token: Option<String>,
+        name: Option<String>,
+    ) -> Result<(Connected, mpsc::Sender<Cmd>), ApiError> {
+        for _ in 0..3 {
+            let cmds = self.inner.handle(id).await?;
+            let (reply, answer) = oneshot::channel();
+            let cmd = Cmd::Connect {
+                token: token.clone(),
+                name: name.clone(),
+                reply,
+            };
+            if cmds.send(cmd).await.is_err() {
+                continue;
+            }
+            match answer.await {
+                Ok(Ok(c)) => return Ok((c, cmds)),
+                Ok(Err(e)) => return Err(ApiError::Conflict(e)),
+                Err(_) => continue,
+            }
+        }
+        Err(ApiError::Conflict(format!("game {id} is busy; try again")))
+    }
+
+    /// The lobby.
+    pub fn lobby(&self) -> Lobby {
+        let games = self.inner.games();
+        let mut open: Vec<(&LobbyGame, u64)> = Vec::new();
+        let mut live: Vec<&LobbyGame> = Vec::new();
+        for e in games.values() {
+            let Some((g, listed, over)) = &e.summary else {
+                continue;
+            };
+            if *over {
+                continue;
+            }
+            if g.free.is_some() {
+                if *listed {
+                    open.push((g, e.created));
+                }
+            } else {
+                live.push(g);
+            }
+        }
+        open.sort_by_key(|&(_, created)| std::cmp::Reverse(created));
+        live.sort_by_key(|g| (std::cmp::Reverse(g.spectators), std::cmp::Reverse(g.moves)));
+        Lobby {
+            open: open
+                .into_iter()
+                .take(LOBBY_SIZE)
+                .map(|(g, _)| g.clone())
+                .collect(),
+            live: live.into_iter().take(LOBBY_SIZE).cloned().collect(),
+        }
+    }
+
+    /// What the server holds.
+    pub fn stats(&self) -> Stats {
+        let games = self.inner.games();
+        let live = games
+            .values()
+            .filter(|e| e.summary.as_ref().is_some_and(|s| !s.2))
+            .count();
+        Stats {
+            games: games.len() as u64,
+            live: live as u64,
+            connections: self.inner.connections.load(Ordering::Relaxed),
+            moves: self.inner.moves.load(Ordering::Relaxed),
+            rss_bytes: rss_bytes(),
+        }
+    }
+}
+
+fn seated(id: String, role: Role, token: String) -> wire::Seated {
+    wire::Seated {
+        invite: format!("/#online={id}"),
+        ws: format!("/api/online/{id}/ws"),
+        id,
+        role,
+        token,
+    }
+}
+
+/// The process's resident memory (Linux), or 0.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}

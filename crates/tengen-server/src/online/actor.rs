@@ -1,0 +1,455 @@
+//! One task per online game. It alone changes its [`Table`], one command at a time, so no two
+//! actions on a game race; it stores each change before it broadcasts the new state, and it
+//! keeps the game's timers (a falling flag, a grace period running out).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use tengen_rules::Seat;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::persist::Write;
+use super::table::{Action, Event, Stored, Table, role, seat};
+use super::wire::{ChatLine, GameState, LobbyGame, Role, ServerMsg};
+use super::{Inner, hash_token, unix_ms};
+
+/// How long a finished game nobody watches stays in memory (it is reloaded from the store if
+/// asked for again).
+const IDLE_AFTER_END: Duration = Duration::from_secs(60);
+/// How many messages a slow connection may fall behind before it is sent a fresh state.
+const BROADCAST_BUFFER: usize = 16;
+
+/// What a connection or a handler asks of a game.
+#[derive(Debug)]
+pub enum Cmd {
+    /// A WebSocket says hello.
+    Connect {
+        /// A seat token, or none to watch.
+        token: Option<String>,
+        /// A spectator's name.
+        name: Option<String>,
+        /// The answer.
+        reply: oneshot::Sender<Result<Connected, String>>,
+    },
+    /// A WebSocket closed.
+    Disconnect {
+        /// Its role.
+        role: Role,
+    },
+    /// A player acts.
+    Act {
+        /// Who.
+        role: Role,
+        /// What.
+        action: Action,
+        /// Refused, or done.
+        reply: oneshot::Sender<Result<(), String>>,
+    },
+    /// A chat line, already checked for length.
+    Chat {
+        /// The line.
+        line: ChatLine,
+    },
+    /// Take the free seat (HTTP join).
+    Join {
+        /// The player's name.
+        name: String,
+        /// SHA-256 of the new seat's token.
+        token_hash: String,
+        /// The seat taken.
+        reply: oneshot::Sender<Result<Role, JoinError>>,
+    },
+    /// The state now.
+    State {
+        /// The answer.
+        reply: oneshot::Sender<GameState>,
+    },
+    /// The game and the players' names, for a record.
+    Record {
+        /// The answer.
+        reply: oneshot::Sender<(tengen_rules::Game, [Option<String>; 2])>,
+    },
+}
+
+/// Why a join failed.
+#[derive(Debug)]
+pub enum JoinError {
+    /// Both seats are taken.
+    Full,
+    /// The store failed.
+    Store(String),
+}
+
+/// What a connection gets on hello.
+#[derive(Debug)]
+pub struct Connected {
+    /// Its role.
+    pub role: Role,
+    /// Its name (the player's, or the spectator's).
+    pub name: String,
+    /// The first frames to send: welcome, state, chat history.
+    pub first: Vec<Arc<str>>,
+    /// Every later broadcast.
+    pub updates: broadcast::Receiver<Arc<str>>,
+}
+
+pub(crate) struct Actor {
+    table: Table,
+    inner: Arc<Inner>,
+    updates: broadcast::Sender<Arc<str>>,
+    // Open connections per seat, and spectators.
+    seated: [u32; 2],
+    spectators: u32,
+    // Whether the state was sent after a seat's grace period ran out.
+    announced: [bool; 2],
+    idle_since: Option<Instant>,
+}
+
+fn frame(msg: &ServerMsg) -> Arc<str> {
+    // Our own types always serialise.
+    serde_json::to_string(msg).unwrap_or_default().into()
+}
+
+impl Actor {
+    pub(crate) fn new(table: Table, inner: Arc<Inner>) -> Actor {
+        let (updates, _) = broadcast::channel(BROADCAST_BUFFER);
+        Actor {
+            table,
+            inner,
+            updates,
+            seated: [0, 0],
+            spectators: 0,
+            announced: [false, false],
+            idle_since: Some(Instant::now()),
+        }
+    }
+
+    pub(crate) fn summary(&self) -> (LobbyGame, bool, bool) {
+        let g = self.table.game();
+        let players = self.table.players();
+        let size = g.board().size();
+        (
+            LobbyGame {
+                id: self.table.id.clone(),
+                rule: g.rule().name().to_string(),
+                size: match (size.width(), size.height()) {
+                    (Some(w), Some(h)) => format!("{w}x{h}"),
+                    _ => "unbounded".into(),
+                },
+                opening: g.opening().to_string(),
+                clock: self.table.settings.clock,
+                players: [
+                    players[0].as_ref().map(|p| p.name.clone()),
+                    players[1].as_ref().map(|p| p.name.clone()),
+                ],
+                free: self.table.free_seat().map(role),
+                moves: u32::try_from(g.moves().len()).unwrap_or(u32::MAX),
+                spectators: self.spectators,
+            },
+            self.table.settings.listed,
+            self.table.over(),
+        )
+    }
+
+    fn state(&self, now: Instant) -> GameState {
+        self.table.state(
+            now,
+            [self.seated[0] > 0, self.seated[1] > 0],
+            self.spectators,
+        )
+    }
+
+    fn broadcast_state(&self) {
+        let now = Instant::now();
+        // Nobody listening is fine.
+        let _ = self.updates.send(frame(&ServerMsg::State(self.state(now))));
+        self.inner.set_summary(self.summary());
+    }
+
+    fn notice(&self, text: String) {
+        let _ = self.updates.send(frame(&ServerMsg::Notice { text }));
+    }
+
+    /// Stores events the table just made; on failure puts the table back as it was.
+    async fn store(&mut self, stored: &[Stored], backup: Table) -> Result<(), String> {
+        if stored.is_empty() {
+            return Ok(());
+        }
+        let at_ms = unix_ms();
+        let first_seq = self.table.seq() + 1 - stored.len() as u64;
+        let mut writes: Vec<Write> = stored
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Write::Event {
+                game_id: self.table.id.clone(),
+                seq: first_seq + i as u64,
+                stored: s.clone(),
+                at_ms,
+            })
+            .collect();
+        if self.table.over() && !backup.over() {
+            writes.push(Write::Over {
+                id: self.table.id.clone(),
+            });
+        }
+        match self.inner.writer.write(writes).await {
+            Ok(()) => {
+                let moves = stored
+                    .iter()
+                    .filter(|s| matches!(s.event, Event::Move { .. }))
+                    .count();
+                self.inner.moves.fetch_add(moves as u64, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(e) => {
+                self.table = backup;
+                Err(format!(
+                    "the move could not be saved, so nothing changed: {e}"
+                ))
+            }
+        }
+    }
+
+    async fn handle(&mut self, cmd: Cmd) {
+        let now = Instant::now();
+        match cmd {
+            Cmd::Connect { token, name, reply } => {
+                let (role, name) = match token {
+                    Some(t) => match self.table.seat_of(&hash_token(&t)) {
+                        Some(s) => {
+                            let name = self.table.players()[idx(s)]
+                                .as_ref()
+                                .map_or_else(String::new, |p| p.name.clone());
+                            (role(s), name)
+                        }
+                        None => {
+                            let _ = reply
+                                .send(Err("this token holds no seat in this game".to_string()));
+                            return;
+                        }
+                    },
+                    None => (
+                        Role::Spectator,
+                        name.filter(|n| !n.trim().is_empty())
+                            .map_or_else(|| "Spectator".to_string(), |n| n.trim().to_string()),
+                    ),
+                };
+                let updates = self.updates.subscribe();
+                match seat(role) {
+                    Some(s) => {
+                        self.seated[idx(s)] += 1;
+                        self.table.set_present(s, true, now);
+                        self.announced[idx(s)] = false;
+                    }
+                    None => self.spectators += 1,
+                }
+                self.idle_since = None;
+                let mut first = vec![
+                    frame(&ServerMsg::Welcome {
+                        id: self.table.id.clone(),
+                        role,
+                    }),
+                    frame(&ServerMsg::State(self.state(now))),
+                ];
+                first.extend(
+                    self.table
+                        .chat()
+                        .map(|l| frame(&ServerMsg::Chat(l.clone()))),
+                );
+                if reply
+                    .send(Ok(Connected {
+                        role,
+                        name,
+                        first,
+                        updates,
+                    }))
+                    .is_ok()
+                {
+                    self.inner.connections.fetch_add(1, Ordering::Relaxed);
+                    self.broadcast_state();
+                } else {
+                    // The connection went away before it heard back: undo the count.
+                    self.disconnect(role, now);
+                }
+            }
+            Cmd::Disconnect { role } => {
+                self.inner.connections.fetch_sub(1, Ordering::Relaxed);
+                self.disconnect(role, now);
+                self.broadcast_state();
+            }
+            Cmd::Act {
+                role,
+                action,
+                reply,
+            } => {
+                let Some(s) = seat(role) else {
+                    let _ = reply.send(Err("spectators cannot play".into()));
+                    return;
+                };
+                let backup = self.table.clone();
+                let done = match self.table.act(s, action, now) {
+                    Ok(done) => done,
+                    Err(refused) => {
+                        let _ = reply.send(Err(refused.0));
+                        return;
+                    }
+                };
+                let mut stored = done.stored;
+                if done.rematch {
+                    match self.inner.create_rematch(&self.table).await {
+                        Ok(id) => stored.push(self.table.set_rematch(id, now)),
+                        Err(e) => {
+                            self.table = backup;
+                            let _ = reply.send(Err(format!("the rematch could not be made: {e}")));
+                            return;
+                        }
+                    }
+                }
+                if let Err(e) = self.store(&stored, backup).await {
+                    let _ = reply.send(Err(e));
+                    return;
+                }
+                let _ = reply.send(Ok(()));
+                self.broadcast_state();
+                if let Some(text) = done.notice {
+                    self.notice(text);
+                }
+            }
+            Cmd::Chat { line } => {
+                let backup = self.table.clone();
+                let stored = self.table.chat_line(line.clone(), now);
+                if self.store(&[stored], backup).await.is_ok() {
+                    let _ = self.updates.send(frame(&ServerMsg::Chat(line)));
+                }
+            }
+            Cmd::Join {
+                name,
+                token_hash,
+                reply,
+            } => {
+                let backup = self.table.clone();
+                let (s, stored) = match self.table.join(name, token_hash, None, now) {
+                    Ok(v) => v,
+                    Err(_) => {
+                        let _ = reply.send(Err(JoinError::Full));
+                        return;
+                    }
+                };
+                // Nobody is connected for the new seat yet: the grace period starts now.
+                self.table.set_present(s, false, now);
+                if let Err(e) = self.store(&[stored], backup).await {
+                    let _ = reply.send(Err(JoinError::Store(e)));
+                    return;
+                }
+                let _ = reply.send(Ok(role(s)));
+                self.broadcast_state();
+            }
+            Cmd::State { reply } => {
+                let _ = reply.send(self.state(now));
+            }
+            Cmd::Record { reply } => {
+                let p = self.table.players();
+                let names = [
+                    p[0].as_ref().map(|p| p.name.clone()),
+                    p[1].as_ref().map(|p| p.name.clone()),
+                ];
+                let _ = reply.send((self.table.game().clone(), names));
+            }
+        }
+    }
+
+    fn disconnect(&mut self, role: Role, now: Instant) {
+        match seat(role) {
+            Some(s) => {
+                let n = &mut self.seated[idx(s)];
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    self.table.set_present(s, false, now);
+                }
+            }
+            None => self.spectators = self.spectators.saturating_sub(1),
+        }
+        if self.seated == [0, 0] && self.spectators == 0 {
+            self.idle_since = Some(now);
+        }
+    }
+
+    /// The next moment something must happen without a command: a flag, a grace period, or
+    /// leaving memory.
+    fn next_wake(&self) -> Option<Instant> {
+        let grace = [Seat::First, Seat::Second]
+            .into_iter()
+            .filter(|&s| !self.announced[idx(s)])
+            .filter_map(|s| self.table.grace_deadline_of(s));
+        let idle = self
+            .idle_since
+            .filter(|_| self.table.over())
+            .map(|t| t + IDLE_AFTER_END);
+        self.table
+            .deadline()
+            .into_iter()
+            .chain(grace)
+            .chain(idle)
+            .min()
+    }
+
+    /// Handles the timers; false when the game should leave memory.
+    async fn wake(&mut self) -> bool {
+        let now = Instant::now();
+        let backup = self.table.clone();
+        if let Some(timeout) = self.table.check_time(now) {
+            if self.store(&[timeout], backup).await.is_err() {
+                // Try again shortly rather than spin.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                return true;
+            }
+            self.broadcast_state();
+        }
+        for s in [Seat::First, Seat::Second] {
+            if !self.announced[idx(s)] && self.table.grace_deadline_of(s).is_some_and(|t| t <= now)
+            {
+                self.announced[idx(s)] = true;
+                self.broadcast_state();
+            }
+        }
+        !(self.table.over() && self.idle_since.is_some_and(|t| now >= t + IDLE_AFTER_END))
+    }
+
+    /// Runs the game until it leaves memory.
+    pub(crate) async fn run(mut self, mut cmds: mpsc::Receiver<Cmd>) {
+        self.inner.set_summary(self.summary());
+        loop {
+            let wake = self.next_wake();
+            tokio::select! {
+                cmd = cmds.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                () = sleep_until(wake) => {
+                    if !self.wake().await {
+                        break;
+                    }
+                }
+            }
+        }
+        self.inner.forget(&self.table.id);
+        // Commands that raced with leaving are dropped unanswered: their senders see the reply
+        // channel close and load the game afresh.
+        drop(cmds);
+    }
+}
+
+async fn sleep_until(t: Option<Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn idx(s: Seat) -> usize {
+    match s {
+        Seat::First => 0,
+        Seat::Second => 1,
+    }
+}

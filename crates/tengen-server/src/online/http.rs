@@ -1,0 +1,373 @@
+//! The online routes: HTTP for creating, joining and looking, and one WebSocket per page.
+
+use std::time::{Duration, Instant};
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use tengen_rules::Record;
+use tokio::sync::{broadcast, oneshot};
+
+use super::Online;
+use super::actor::Cmd;
+use super::table::Action;
+use super::wire::{ChatLine, ClientMsg, CreateGame, JoinGame, Role, ServerMsg};
+use crate::error::ApiError;
+
+/// The largest frame a client may send.
+const MAX_FRAME: usize = 4096;
+/// The longest chat line, in characters.
+const MAX_CHAT: usize = 300;
+/// How long a new connection has to say hello.
+const HELLO_WITHIN: Duration = Duration::from_secs(10);
+/// How often the server pings, and how long it waits for any sign of life before it closes a
+/// connection whose other end vanished without a word (so the player is marked gone).
+const PING_EVERY: Duration = Duration::from_secs(20);
+const SILENT_LIMIT: Duration = Duration::from_secs(60);
+
+/// The online routes, to merge into the app's router.
+pub fn router(online: Online) -> Router {
+    Router::new()
+        .route("/api/online", post(create))
+        .route("/api/online/lobby", get(lobby))
+        .route("/api/online/stats", get(stats))
+        .route("/api/online/{id}", get(state))
+        .route("/api/online/{id}/join", post(join))
+        .route("/api/online/{id}/record", get(record))
+        .route("/api/online/{id}/ws", get(websocket))
+        .with_state(online)
+}
+
+fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    b.map(|Json(v)| v)
+        .map_err(|e| ApiError::BadRequest(format!("bad request body: {}", e.body_text())))
+}
+
+async fn create(
+    State(online): State<Online>,
+    req: Result<Json<CreateGame>, JsonRejection>,
+) -> Result<(StatusCode, Json<super::wire::Seated>), ApiError> {
+    let seated = online.create(body(req)?).await?;
+    Ok((StatusCode::CREATED, Json(seated)))
+}
+
+async fn join(
+    State(online): State<Online>,
+    Path(id): Path<String>,
+    req: Result<Json<JoinGame>, JsonRejection>,
+) -> Result<Json<super::wire::Seated>, ApiError> {
+    Ok(Json(online.join(&id, body(req)?).await?))
+}
+
+async fn state(
+    State(online): State<Online>,
+    Path(id): Path<String>,
+) -> Result<Json<super::wire::GameState>, ApiError> {
+    Ok(Json(online.state(&id).await?))
+}
+
+async fn lobby(State(online): State<Online>) -> Json<super::wire::Lobby> {
+    Json(online.lobby())
+}
+
+async fn stats(State(online): State<Online>) -> Json<super::wire::Stats> {
+    Json(online.stats())
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct RecordQuery {
+    format: Option<String>,
+}
+
+async fn record(
+    State(online): State<Online>,
+    Path(id): Path<String>,
+    Query(q): Query<RecordQuery>,
+) -> Result<Response, ApiError> {
+    let ext = q.format.as_deref().unwrap_or("txt");
+    let format = crate::api::parse_format(ext)?;
+    let (game, names) = online.record(&id).await?;
+    let mut r = Record::from_game(&game);
+    // Under the free and beginner openings the first seat has black; swap openings settle it.
+    let black_seat = match game.black_seat() {
+        Some(tengen_rules::Seat::Second) => 1,
+        _ => 0,
+    };
+    let name = |i: usize| names[i].clone().unwrap_or_else(|| "Anonymous".into());
+    r.black = Some(name(black_seat));
+    r.white = Some(name(1 - black_seat));
+    let text = r
+        .write(format)
+        .map_err(|e| ApiError::Conflict(format!("cannot write this game as {ext}: {e}")))?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"tengen-online-{id}.{ext}\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+async fn websocket(
+    ws: WebSocketUpgrade,
+    State(online): State<Online>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    // An unknown game is a 404 before the upgrade, not a socket that closes at once.
+    online.inner.handle(&id).await?;
+    Ok(ws
+        .max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .read_buffer_size(MAX_FRAME)
+        .write_buffer_size(0)
+        .on_upgrade(move |socket| connection(socket, online, id)))
+}
+
+/// A token bucket: `burst` frames at once, then one every `every`.
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    burst: f64,
+    per_sec: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    fn new(burst: u32, per_sec: f64) -> Bucket {
+        Bucket {
+            tokens: f64::from(burst),
+            burst: f64::from(burst),
+            per_sec,
+            last: Instant::now(),
+        }
+    }
+
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        let refill = now.duration_since(self.last).as_secs_f64() * self.per_sec;
+        self.tokens = (self.tokens + refill).min(self.burst);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+fn frame(msg: &ServerMsg) -> Message {
+    Message::text(serde_json::to_string(msg).unwrap_or_default())
+}
+
+fn error(message: impl Into<String>) -> Message {
+    frame(&ServerMsg::Error {
+        message: message.into(),
+    })
+}
+
+async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>> {
+    let msg = tokio::time::timeout(HELLO_WITHIN, socket.recv())
+        .await
+        .ok()??
+        .ok()?;
+    match msg {
+        Message::Text(t) => Some(serde_json::from_str(t.as_str()).map_err(|e| e.to_string())),
+        Message::Close(_) => None,
+        _ => Some(Err("send JSON text frames".into())),
+    }
+}
+
+async fn connection(mut socket: WebSocket, online: Online, id: String) {
+    let (token, name) = match read_hello(&mut socket).await {
+        Some(Ok(ClientMsg::Hello { token, name })) => (token, name),
+        Some(Ok(_)) => {
+            let _ = socket.send(error("the first frame must be hello")).await;
+            return;
+        }
+        Some(Err(e)) => {
+            let _ = socket
+                .send(error(format!("cannot read the frame: {e}")))
+                .await;
+            return;
+        }
+        None => return,
+    };
+    let name = name.map(|n| n.chars().take(40).collect::<String>());
+    let (connected, cmds) = match online.connect(&id, token, name).await {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = socket.send(error(e.to_string())).await;
+            return;
+        }
+    };
+    let role = connected.role;
+    let me = connected.name.clone();
+    let mut updates = connected.updates;
+    for f in connected.first {
+        if socket.send(Message::text(f.as_ref())).await.is_err() {
+            let _ = cmds.send(Cmd::Disconnect { role }).await;
+            return;
+        }
+    }
+    serve(&mut socket, &cmds, &mut updates, role, &me).await;
+    // The game must hear of the leaving even if its queue is full for a moment.
+    let _ = cmds.send(Cmd::Disconnect { role }).await;
+}
+
+async fn serve(
+    socket: &mut WebSocket,
+    cmds: &tokio::sync::mpsc::Sender<Cmd>,
+    updates: &mut broadcast::Receiver<std::sync::Arc<str>>,
+    role: Role,
+    me: &str,
+) {
+    let mut frames = Bucket::new(20, 10.0);
+    let mut chats = Bucket::new(5, 0.5);
+    let mut refused_in_row = 0u32;
+    let mut ping = tokio::time::interval(PING_EVERY);
+    let mut heard = Instant::now();
+    loop {
+        tokio::select! {
+            msg = socket.recv() => {
+                let Some(Ok(msg)) = msg else { return };
+                heard = Instant::now();
+                let text = match msg {
+                    Message::Text(t) => t,
+                    Message::Close(_) => return,
+                    Message::Binary(_) => {
+                        if socket.send(error("send JSON text frames")).await.is_err() {
+                            return;
+                        }
+                        continue;
+                    }
+                    // Pings are answered by the library; pongs only show life.
+                    _ => continue,
+                };
+                if !frames.take() {
+                    refused_in_row += 1;
+                    // A client that keeps flooding after being told is cut off.
+                    if refused_in_row > 50 {
+                        let _ = socket.send(error("too many frames; closing")).await;
+                        return;
+                    }
+                    if socket.send(error("too many frames; slow down")).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                refused_in_row = 0;
+                let reply = match serde_json::from_str::<ClientMsg>(text.as_str()) {
+                    Err(e) => Some(format!("cannot read the frame: {e}")),
+                    Ok(msg) => act(cmds, role, me, msg, &mut chats).await,
+                };
+                if let Some(why) = reply {
+                    if socket.send(error(why)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            update = updates.recv() => {
+                let text = match update {
+                    Ok(t) => t,
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // Fell behind: skip to the whole state as it is now.
+                        let (reply, answer) = oneshot::channel();
+                        if cmds.send(Cmd::State { reply }).await.is_err() {
+                            return;
+                        }
+                        let Ok(state) = answer.await else { return };
+                        if socket.send(frame(&ServerMsg::State(state))).await.is_err() {
+                            return;
+                        }
+                        continue;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                if socket.send(Message::text(text.as_ref())).await.is_err() {
+                    return;
+                }
+            }
+            _ = ping.tick() => {
+                if heard.elapsed() > SILENT_LIMIT {
+                    return;
+                }
+                if socket.send(Message::Ping(Vec::new().into())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Passes one client frame to the game; the reason when it was refused.
+async fn act(
+    cmds: &tokio::sync::mpsc::Sender<Cmd>,
+    role: Role,
+    me: &str,
+    msg: ClientMsg,
+    chats: &mut Bucket,
+) -> Option<String> {
+    let action = match msg {
+        ClientMsg::Hello { .. } => return Some("already said hello".into()),
+        ClientMsg::Chat { text } => {
+            let text = text.trim();
+            if text.is_empty() {
+                return Some("empty chat line".into());
+            }
+            if text.chars().count() > MAX_CHAT {
+                return Some(format!("chat lines are at most {MAX_CHAT} characters"));
+            }
+            if !chats.take() {
+                return Some("too many chat lines; wait a moment".into());
+            }
+            let line = ChatLine {
+                name: me.to_string(),
+                role,
+                text: text.chars().filter(|c| !c.is_control()).collect(),
+                at_ms: super::unix_ms(),
+            };
+            return cmds
+                .send(Cmd::Chat { line })
+                .await
+                .err()
+                .map(|_| "the game has closed".to_string());
+        }
+        ClientMsg::Move { at } => Action::Move(at),
+        ClientMsg::Choose { choice } => Action::Choose(choice),
+        ClientMsg::Request { kind } => Action::Request(kind),
+        ClientMsg::Accept => Action::Accept,
+        ClientMsg::Decline => Action::Decline,
+        ClientMsg::Cancel => Action::Cancel,
+        ClientMsg::Resign => Action::Resign,
+        ClientMsg::Claim => Action::Claim,
+    };
+    let (reply, answer) = oneshot::channel();
+    if cmds
+        .send(Cmd::Act {
+            role,
+            action,
+            reply,
+        })
+        .await
+        .is_err()
+    {
+        return Some("the game has closed".into());
+    }
+    match answer.await {
+        Ok(Ok(())) => None,
+        Ok(Err(why)) => Some(why),
+        Err(_) => Some("the game has closed".into()),
+    }
+}

@@ -1,0 +1,926 @@
+//! One online game without I/O: the seats, the game, the clocks and the open request. Every change
+//! is an [`Event`]; [`Table::act`] checks an action and returns the events it made, which the
+//! caller stores before telling anyone, and [`Table::restore`] replays stored events through the
+//! same code after a restart.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use tengen_rules::{
+    BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Point, Rule, Seat,
+    parse_point, point_name,
+};
+
+use super::wire::{
+    self, ChatLine, GameState, OutcomeState, PendingState, RequestKind, RequestState, Role,
+    SeatState,
+};
+use crate::session::ClockSpec;
+
+/// How many chat lines a game keeps for newcomers.
+pub const CHAT_HISTORY: usize = 50;
+
+/// A game's settings, fixed at creation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The rule's name.
+    pub rule: String,
+    /// The board size, as `BoardSize` prints it.
+    pub size: String,
+    /// The opening rule's name.
+    pub opening: String,
+    /// The clock.
+    pub clock: ClockSpec,
+    /// Whether black's forbidden moves stand and lose (`true`) or are refused.
+    pub forbidden_loses: bool,
+    /// Whether the lobby lists the game.
+    pub listed: bool,
+}
+
+impl Settings {
+    /// A new game under these settings, or why they are wrong.
+    pub fn new_game(&self) -> Result<Game, String> {
+        let size: BoardSize = self.size.parse().map_err(|e| format!("{e}"))?;
+        let rule: Rule = self.rule.parse().map_err(|e| format!("{e}"))?;
+        let opening: OpeningRule = self.opening.parse().map_err(|e| format!("{e}"))?;
+        let mut game = Game::with_opening(size, rule, opening);
+        game.set_forbidden_policy(if self.forbidden_loses {
+            ForbiddenPolicy::Lose
+        } else {
+            ForbiddenPolicy::Refuse
+        });
+        Ok(game)
+    }
+}
+
+/// A seated player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Player {
+    /// The name others see.
+    pub name: String,
+    /// SHA-256 of the seat token, in hex.
+    pub token_hash: String,
+}
+
+/// A stored change. Clocks after it travel beside it (see [`Stored`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// A player took a seat.
+    Join {
+        /// The seat.
+        seat: Role,
+        /// The player's name.
+        name: String,
+        /// SHA-256 of the token, hex.
+        token_hash: String,
+    },
+    /// A stone.
+    Move {
+        /// Who played it.
+        seat: Role,
+        /// Column.
+        x: i32,
+        /// Row.
+        y: i32,
+    },
+    /// A swap decision.
+    Choose {
+        /// Who decided.
+        seat: Role,
+        /// `black`, `white` or `place_two`.
+        choice: String,
+    },
+    /// An accepted takeback: the last `actions` moves and decisions are undone.
+    Takeback {
+        /// Who asked for it.
+        by: Role,
+        /// How many actions were undone.
+        actions: u32,
+    },
+    /// An agreed draw.
+    Draw,
+    /// A resignation.
+    Resign {
+        /// Who resigned.
+        seat: Role,
+    },
+    /// A fallen flag.
+    Timeout {
+        /// Whose time ran out.
+        seat: Role,
+    },
+    /// A win claimed over a player gone past the grace period.
+    Claim {
+        /// Who claimed.
+        seat: Role,
+    },
+    /// A rematch was agreed: the new game's id.
+    Rematch {
+        /// The new game.
+        id: String,
+    },
+    /// A chat line.
+    Chat(ChatLine),
+}
+
+/// An event with the clocks as they stand after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stored {
+    /// The change.
+    pub event: Event,
+    /// Time left for the first and second seats (total clocks; zero otherwise).
+    pub clocks: [u64; 2],
+}
+
+/// What a player asks the table to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Play a stone.
+    Move(String),
+    /// Take a swap decision.
+    Choose(String),
+    /// Ask the opponent.
+    Request(RequestKind),
+    /// Accept the opponent's request.
+    Accept,
+    /// Decline the opponent's request.
+    Decline,
+    /// Withdraw one's request.
+    Cancel,
+    /// Resign.
+    Resign,
+    /// Claim the win over a gone opponent.
+    Claim,
+}
+
+/// What an action did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Done {
+    /// Events to store, in order, before telling anyone.
+    pub stored: Vec<Stored>,
+    /// A sentence for everyone that the state does not carry.
+    pub notice: Option<String>,
+    /// A rematch was agreed: the caller creates the new game and stores its id as an event.
+    pub rematch: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Clocks {
+    spec: ClockSpec,
+    left: [u64; 2],
+    // The seat whose clock runs, and since when.
+    running: Option<(Seat, Instant)>,
+}
+
+fn idx(seat: Seat) -> usize {
+    match seat {
+        Seat::First => 0,
+        Seat::Second => 1,
+    }
+}
+
+/// The role of a seat.
+pub fn role(seat: Seat) -> Role {
+    match seat {
+        Seat::First => Role::First,
+        Seat::Second => Role::Second,
+    }
+}
+
+/// The seat of a player's role.
+pub fn seat(role: Role) -> Option<Seat> {
+    match role {
+        Role::First => Some(Seat::First),
+        Role::Second => Some(Seat::Second),
+        Role::Spectator => None,
+    }
+}
+
+fn ms_between(from: Instant, to: Instant) -> u64 {
+    u64::try_from(to.saturating_duration_since(from).as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Clocks {
+    fn new(spec: ClockSpec) -> Clocks {
+        let left = match spec {
+            ClockSpec::Total { ms, .. } => [ms, ms],
+            _ => [0, 0],
+        };
+        Clocks {
+            spec,
+            left,
+            running: None,
+        }
+    }
+
+    /// Time left for `seat` at `now`; `None` without a clock.
+    fn remaining(&self, seat: Seat, now: Instant) -> Option<u64> {
+        let used = match self.running {
+            Some((s, since)) if s == seat => ms_between(since, now),
+            _ => 0,
+        };
+        match self.spec {
+            ClockSpec::None => None,
+            ClockSpec::PerMove { ms } => Some(ms.saturating_sub(used)),
+            ClockSpec::Total { .. } => Some(self.left[idx(seat)].saturating_sub(used)),
+        }
+    }
+
+    /// When the running clock's flag falls.
+    fn deadline(&self) -> Option<Instant> {
+        let (seat, since) = self.running?;
+        let left = match self.spec {
+            ClockSpec::None => return None,
+            ClockSpec::PerMove { ms } => ms,
+            ClockSpec::Total { .. } => self.left[idx(seat)],
+        };
+        Some(since + std::time::Duration::from_millis(left))
+    }
+
+    /// The readings to store after `seat` acts at `now`: its time used, plus the increment when
+    /// `increment` (a move, not a decision or a takeback).
+    fn after_action(&self, seat: Seat, now: Instant, increment: bool) -> [u64; 2] {
+        let mut left = self.left;
+        if let ClockSpec::Total { increment_ms, .. } = self.spec {
+            if let Some((running, since)) = self.running {
+                let i = idx(running);
+                left[i] = left[i].saturating_sub(ms_between(since, now));
+            }
+            if increment {
+                left[idx(seat)] += increment_ms;
+            }
+        }
+        left
+    }
+}
+
+/// Why an action was refused; the table is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+fn refuse<T>(why: impl Into<String>) -> Result<T, Refused> {
+    Err(Refused(why.into()))
+}
+
+/// One online game.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// The game's id.
+    pub id: String,
+    /// Its settings.
+    pub settings: Settings,
+    game: Game,
+    players: [Option<Player>; 2],
+    // Who took each action of the game (moves and decisions), in order, for takebacks.
+    actors: Vec<Seat>,
+    clocks: Clocks,
+    request: Option<(RequestKind, Seat)>,
+    rematch: Option<String>,
+    seq: u64,
+    chat: VecDeque<ChatLine>,
+    // Since when a seated player has had no connection.
+    gone_since: [Option<Instant>; 2],
+    grace_ms: u64,
+}
+
+impl Table {
+    /// A game with empty seats.
+    pub fn new(id: String, settings: Settings, grace_ms: u64) -> Result<Table, String> {
+        let game = settings.new_game()?;
+        Ok(Table {
+            id,
+            clocks: Clocks::new(settings.clock),
+            settings,
+            game,
+            players: [None, None],
+            actors: Vec::new(),
+            request: None,
+            rematch: None,
+            seq: 0,
+            chat: VecDeque::new(),
+            gone_since: [None, None],
+            grace_ms,
+        })
+    }
+
+    /// The game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Stored events so far.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The players, first then second.
+    pub fn players(&self) -> &[Option<Player>; 2] {
+        &self.players
+    }
+
+    /// The last chat lines.
+    pub fn chat(&self) -> impl Iterator<Item = &ChatLine> {
+        self.chat.iter()
+    }
+
+    /// Whether the game is over.
+    pub fn over(&self) -> bool {
+        self.game.outcome().is_some()
+    }
+
+    /// The seat holding the token with this hash.
+    pub fn seat_of(&self, token_hash: &str) -> Option<Seat> {
+        [Seat::First, Seat::Second].into_iter().find(|&s| {
+            self.players[idx(s)]
+                .as_ref()
+                .is_some_and(|p| p.token_hash == token_hash)
+        })
+    }
+
+    /// The free seat, if any (the first one free).
+    pub fn free_seat(&self) -> Option<Seat> {
+        [Seat::First, Seat::Second]
+            .into_iter()
+            .find(|&s| self.players[idx(s)].is_none())
+    }
+
+    /// The seat to act now, once both seats are taken.
+    fn actor(&self) -> Option<Seat> {
+        if self.players.iter().any(Option::is_none) {
+            return None;
+        }
+        match self.game.pending() {
+            Pending::Move { seat, .. } | Pending::Choice { seat, .. } => Some(seat),
+            Pending::Over => None,
+        }
+    }
+
+    /// When the running clock's flag falls, if a clock runs.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.clocks.deadline()
+    }
+
+    /// When `seat`'s grace period ends, while it is gone (the state must then be sent again:
+    /// the win becomes claimable).
+    pub fn grace_deadline_of(&self, seat: Seat) -> Option<Instant> {
+        if self.over() || self.players[idx(seat)].is_none() {
+            return None;
+        }
+        self.gone_since[idx(seat)].map(|t| t + std::time::Duration::from_millis(self.grace_ms))
+    }
+
+    /// Marks a seated player present or gone.
+    pub fn set_present(&mut self, seat: Seat, present: bool, now: Instant) {
+        let gone = &mut self.gone_since[idx(seat)];
+        if present {
+            *gone = None;
+        } else if gone.is_none() {
+            *gone = Some(now);
+        }
+    }
+
+    fn claimable(&self, seat: Seat, now: Instant) -> bool {
+        !self.over()
+            && self.players[idx(seat)].is_some()
+            && self.gone_since[idx(seat)].is_some_and(|t| ms_between(t, now) >= self.grace_ms)
+    }
+
+    /// A flag that has fallen by `now`, as the event that ends the game.
+    pub fn check_time(&mut self, now: Instant) -> Option<Stored> {
+        let (seat, _) = self.clocks.running?;
+        if self.clocks.remaining(seat, now) != Some(0) {
+            return None;
+        }
+        let mut clocks = self.clocks.after_action(seat, now, false);
+        if matches!(self.clocks.spec, ClockSpec::Total { .. }) {
+            clocks[idx(seat)] = 0;
+        }
+        let stored = Stored {
+            event: Event::Timeout { seat: role(seat) },
+            clocks,
+        };
+        self.apply(&stored, now).ok()?;
+        Some(stored)
+    }
+
+    /// Seats a player in the free seat (or `want`, if free).
+    pub fn join(
+        &mut self,
+        name: String,
+        token_hash: String,
+        want: Option<Seat>,
+        now: Instant,
+    ) -> Result<(Seat, Stored), Refused> {
+        let seat = match want {
+            Some(s) if self.players[idx(s)].is_none() => s,
+            Some(_) => return refuse("that seat is taken"),
+            None => match self.free_seat() {
+                Some(s) => s,
+                None => return refuse("both seats are taken; you can watch"),
+            },
+        };
+        let stored = Stored {
+            event: Event::Join {
+                seat: role(seat),
+                name,
+                token_hash,
+            },
+            clocks: self.clocks.left,
+        };
+        self.apply(&stored, now).map_err(Refused)?;
+        Ok((seat, stored))
+    }
+
+    /// A chat line, stored like any event.
+    pub fn chat_line(&mut self, line: ChatLine, now: Instant) -> Stored {
+        // Chat does not touch the clocks.
+        let stored = Stored {
+            event: Event::Chat(line),
+            clocks: self.clocks.left,
+        };
+        // A chat event cannot fail to apply.
+        self.apply(&stored, now).ok();
+        stored
+    }
+
+    /// Records the rematch's id.
+    pub fn set_rematch(&mut self, id: String, now: Instant) -> Stored {
+        let stored = Stored {
+            event: Event::Rematch { id },
+            clocks: self.clocks.left,
+        };
+        self.apply(&stored, now).ok();
+        stored
+    }
+
+    /// The new game's players for a rematch: the seats swapped.
+    pub fn rematch_players(&self) -> [Option<Player>; 2] {
+        [self.players[1].clone(), self.players[0].clone()]
+    }
+
+    /// Checks and does what `seat` asks at `now`.
+    pub fn act(&mut self, seat: Seat, action: Action, now: Instant) -> Result<Done, Refused> {
+        let mut done = Done::default();
+        // 1. A flag that fell before this action ends the game first: time is checked by the
+        //    server, not by the client's word.
+        if let Some(timeout) = self.check_time(now) {
+            done.stored.push(timeout);
+        }
+        let result = self.act_inner(seat, action, now, &mut done);
+        match result {
+            Ok(()) => Ok(done),
+            // The timeout (if any) stands; report the refusal only when nothing happened.
+            Err(e) if done.stored.is_empty() => Err(e),
+            Err(e) => {
+                done.notice = Some(e.0);
+                Ok(done)
+            }
+        }
+    }
+
+    fn act_inner(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        now: Instant,
+        done: &mut Done,
+    ) -> Result<(), Refused> {
+        let opponent = seat.other();
+        let both_seated = self.players.iter().all(Option::is_some);
+        match action {
+            Action::Move(text) => {
+                let p = self.point(&text)?;
+                if self.over() {
+                    return refuse("the game is over");
+                }
+                if !both_seated {
+                    return refuse("wait for an opponent to join");
+                }
+                match self.game.pending() {
+                    Pending::Move { seat: s, .. } if s == seat => {}
+                    Pending::Choice { seat: s, .. } if s == seat => {
+                        return refuse("choose a colour first");
+                    }
+                    _ => return refuse("it is not your turn"),
+                }
+                // 2. Check the move on a copy, so a refusal leaves the game as it was.
+                let mut probe = self.game.clone();
+                probe.play(p).map_err(|e| Refused(format!("{e}")))?;
+                let lapsed = self.request.take();
+                let stored = Stored {
+                    event: Event::Move {
+                        seat: role(seat),
+                        x: p.x,
+                        y: p.y,
+                    },
+                    clocks: self.clocks.after_action(seat, now, true),
+                };
+                self.apply(&stored, now).map_err(Refused)?;
+                done.stored.push(stored);
+                if let Some((kind, by)) = lapsed {
+                    done.notice = Some(format!(
+                        "{}'s {} request lapsed with the move",
+                        self.name(by),
+                        kind.name()
+                    ));
+                }
+            }
+            Action::Choose(text) => {
+                let choice = match text.as_str() {
+                    "black" => Choice::Black,
+                    "white" => Choice::White,
+                    "place_two" => Choice::PlaceTwo,
+                    other => {
+                        return refuse(format!(
+                            "unknown choice {other:?} (black, white or place_two)"
+                        ));
+                    }
+                };
+                if !both_seated {
+                    return refuse("wait for an opponent to join");
+                }
+                match self.game.pending() {
+                    Pending::Choice { seat: s, .. } if s == seat => {}
+                    Pending::Over => return refuse("the game is over"),
+                    _ => return refuse("no decision of yours is open"),
+                }
+                let mut probe = self.game.clone();
+                probe.choose(choice).map_err(|e| Refused(format!("{e}")))?;
+                self.request = None;
+                let stored = Stored {
+                    event: Event::Choose {
+                        seat: role(seat),
+                        choice: text,
+                    },
+                    clocks: self.clocks.after_action(seat, now, false),
+                };
+                self.apply(&stored, now).map_err(Refused)?;
+                done.stored.push(stored);
+            }
+            Action::Request(kind) => {
+                if !both_seated {
+                    return refuse("there is no opponent to ask yet");
+                }
+                if self.request.is_some() {
+                    return refuse("a request is already open");
+                }
+                match kind {
+                    RequestKind::Takeback | RequestKind::Draw if self.over() => {
+                        return refuse("the game is over");
+                    }
+                    RequestKind::Takeback if !self.actors.contains(&seat) => {
+                        return refuse("you have no move to take back");
+                    }
+                    RequestKind::Rematch if !self.over() => {
+                        return refuse("a rematch can be asked once the game is over");
+                    }
+                    RequestKind::Rematch if self.rematch.is_some() => {
+                        return refuse("the rematch is already agreed");
+                    }
+                    _ => {}
+                }
+                self.request = Some((kind, seat));
+            }
+            Action::Accept | Action::Decline => {
+                let Some((kind, by)) = self.request else {
+                    return refuse("there is no request to answer");
+                };
+                if by == seat {
+                    return refuse("you cannot answer your own request");
+                }
+                if action == Action::Decline {
+                    self.request = None;
+                    done.notice = Some(format!(
+                        "{} declined the {}",
+                        self.name(seat),
+                        match kind {
+                            RequestKind::Takeback => "takeback",
+                            RequestKind::Draw => "draw offer",
+                            RequestKind::Rematch => "rematch",
+                        }
+                    ));
+                    return Ok(());
+                }
+                match kind {
+                    RequestKind::Takeback => {
+                        let last = self
+                            .actors
+                            .iter()
+                            .rposition(|&s| s == by)
+                            .ok_or_else(|| Refused("nothing to take back".into()))?;
+                        let actions = u32::try_from(self.actors.len() - last)
+                            .map_err(|_| Refused("too many moves".into()))?;
+                        let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
+                        let stored = Stored {
+                            event: Event::Takeback {
+                                by: role(by),
+                                actions,
+                            },
+                            clocks: self.clocks.after_action(running, now, false),
+                        };
+                        self.apply(&stored, now).map_err(Refused)?;
+                        done.stored.push(stored);
+                    }
+                    RequestKind::Draw => {
+                        let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
+                        let stored = Stored {
+                            event: Event::Draw,
+                            clocks: self.clocks.after_action(running, now, false),
+                        };
+                        self.apply(&stored, now).map_err(Refused)?;
+                        done.stored.push(stored);
+                    }
+                    RequestKind::Rematch => {
+                        self.request = None;
+                        done.rematch = true;
+                    }
+                }
+            }
+            Action::Cancel => match self.request {
+                Some((kind, by)) if by == seat => {
+                    self.request = None;
+                    done.notice = Some(format!(
+                        "{} withdrew the {} request",
+                        self.name(seat),
+                        kind.name()
+                    ));
+                }
+                _ => return refuse("you have no open request"),
+            },
+            Action::Resign => {
+                if self.over() {
+                    return refuse("the game is over");
+                }
+                if !both_seated {
+                    return refuse("the game has not started");
+                }
+                let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
+                let stored = Stored {
+                    event: Event::Resign { seat: role(seat) },
+                    clocks: self.clocks.after_action(running, now, false),
+                };
+                self.apply(&stored, now).map_err(Refused)?;
+                done.stored.push(stored);
+            }
+            Action::Claim => {
+                if self.over() {
+                    return refuse("the game is over");
+                }
+                if !self.claimable(opponent, now) {
+                    return refuse(format!(
+                        "you may claim the win only after your opponent has been gone {} seconds",
+                        self.grace_ms / 1000
+                    ));
+                }
+                let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
+                let stored = Stored {
+                    event: Event::Claim { seat: role(seat) },
+                    clocks: self.clocks.after_action(running, now, false),
+                };
+                self.apply(&stored, now).map_err(Refused)?;
+                done.stored.push(stored);
+            }
+        }
+        Ok(())
+    }
+
+    fn point(&self, text: &str) -> Result<Point, Refused> {
+        parse_point(self.game.board().size(), text.trim())
+            .map_err(|e| Refused(format!("cannot read the point {text:?}: {e}")))
+    }
+
+    fn name(&self, seat: Seat) -> &str {
+        self.players[idx(seat)]
+            .as_ref()
+            .map_or("?", |p| p.name.as_str())
+    }
+
+    fn color_of(&self, seat: Seat) -> Option<Color> {
+        match self.game.phase() {
+            tengen_rules::Phase::Settled { black } => Some(if black == seat {
+                Color::Black
+            } else {
+                Color::White
+            }),
+            _ => None,
+        }
+    }
+
+    /// Replays a stored event, as after a restart.
+    pub fn restore(&mut self, stored: &Stored, now: Instant) -> Result<(), String> {
+        self.apply(stored, now)
+    }
+
+    // The one place where the table changes: live actions and restored events both come here.
+    fn apply(&mut self, stored: &Stored, now: Instant) -> Result<(), String> {
+        let seat_of = |r: Role| seat(r).ok_or_else(|| "a spectator cannot act".to_string());
+        match &stored.event {
+            Event::Join {
+                seat: r,
+                name,
+                token_hash,
+            } => {
+                let s = seat_of(*r)?;
+                if self.players[idx(s)].is_some() {
+                    return Err("seat already taken".into());
+                }
+                self.players[idx(s)] = Some(Player {
+                    name: name.clone(),
+                    token_hash: token_hash.clone(),
+                });
+            }
+            Event::Move { seat: r, x, y } => {
+                let s = seat_of(*r)?;
+                self.game
+                    .play(Point::new(*x, *y))
+                    .map_err(|e| e.to_string())?;
+                self.actors.push(s);
+                self.request = None;
+            }
+            Event::Choose { seat: r, choice } => {
+                let s = seat_of(*r)?;
+                let c = match choice.as_str() {
+                    "black" => Choice::Black,
+                    "white" => Choice::White,
+                    _ => Choice::PlaceTwo,
+                };
+                self.game.choose(c).map_err(|e| e.to_string())?;
+                self.actors.push(s);
+                self.request = None;
+            }
+            Event::Takeback { actions, .. } => {
+                for _ in 0..*actions {
+                    if self.actors.pop().is_none() {
+                        return Err("nothing to take back".into());
+                    }
+                    self.game.undo();
+                }
+                self.request = None;
+            }
+            Event::Draw => {
+                self.game.agree_draw().map_err(|e| e.to_string())?;
+                self.request = None;
+            }
+            Event::Resign { seat: r } | Event::Timeout { seat: r } | Event::Claim { seat: r } => {
+                let s = seat_of(*r)?;
+                // The loser: the resigner, the one out of time, or the claimer's opponent.
+                let loser = match &stored.event {
+                    Event::Claim { .. } => s.other(),
+                    _ => s,
+                };
+                let color = self.color_of(loser).unwrap_or(match loser {
+                    Seat::First => Color::Black,
+                    Seat::Second => Color::White,
+                });
+                match &stored.event {
+                    Event::Resign { .. } => self.game.resign(color),
+                    Event::Timeout { .. } => self.game.lose_on_time(color),
+                    _ => self.game.abandon(color),
+                }
+                .map_err(|e| e.to_string())?;
+                self.request = None;
+            }
+            Event::Rematch { id } => self.rematch = Some(id.clone()),
+            Event::Chat(line) => {
+                if self.chat.len() == CHAT_HISTORY {
+                    self.chat.pop_front();
+                }
+                self.chat.push_back(line.clone());
+            }
+        }
+        self.seq += 1;
+        if !matches!(stored.event, Event::Chat(_) | Event::Rematch { .. }) {
+            // The clocks as stored; the seat to act (if any) starts thinking now.
+            self.clocks.left = stored.clocks;
+            self.clocks.running = match self.clocks.spec {
+                ClockSpec::None => None,
+                _ => self.actor().map(|s| (s, now)),
+            };
+        }
+        Ok(())
+    }
+
+    /// Who won, as a seat, once over.
+    pub fn winner_seat(&self) -> Option<Seat> {
+        let winner = self.game.outcome()?.winner?;
+        [Seat::First, Seat::Second].into_iter().find(|&s| {
+            self.color_of(s).unwrap_or(if s == Seat::First {
+                Color::Black
+            } else {
+                Color::White
+            }) == winner
+        })
+    }
+
+    /// The whole game as everyone sees it at `now`.
+    pub fn state(&self, now: Instant, connected: [bool; 2], spectators: u32) -> GameState {
+        let size = self.game.board().size();
+        let pending = if self.players.iter().any(Option::is_none) && !self.over() {
+            PendingState {
+                kind: "waiting".into(),
+                seat: self.free_seat().map(role),
+                color: None,
+                options: Vec::new(),
+            }
+        } else {
+            match self.game.pending() {
+                Pending::Move { color, seat } => PendingState {
+                    kind: "move".into(),
+                    seat: Some(role(seat)),
+                    color: Some(color.name().into()),
+                    options: Vec::new(),
+                },
+                Pending::Choice {
+                    seat,
+                    may_place_two,
+                } => PendingState {
+                    kind: "choice".into(),
+                    seat: Some(role(seat)),
+                    color: None,
+                    options: ["black", "white"]
+                        .into_iter()
+                        .chain(may_place_two.then_some("place_two"))
+                        .map(String::from)
+                        .collect(),
+                },
+                Pending::Over => PendingState {
+                    kind: "over".into(),
+                    seat: None,
+                    color: None,
+                    options: Vec::new(),
+                },
+            }
+        };
+        let seat_state = |s: Seat| {
+            let i = idx(s);
+            let p = self.players[i].as_ref();
+            SeatState {
+                name: p.map(|p| p.name.clone()),
+                taken: p.is_some(),
+                connected: connected[i],
+                color: self.color_of(s).map(|c| c.name().to_string()),
+                clock_ms: self.clocks.remaining(s, now),
+                gone_ms: if p.is_some() {
+                    self.gone_since[i].map(|t| ms_between(t, now))
+                } else {
+                    None
+                },
+                claimable: self.claimable(s, now),
+            }
+        };
+        let outcome = self.game.outcome().map(|o| OutcomeState {
+            winner: o.winner.map(|c| c.name().to_string()),
+            winner_seat: self.winner_seat().map(role),
+            reason: o.reason.key().to_string(),
+            text: o.to_string(),
+            lines: o
+                .lines
+                .iter()
+                .map(|l| l.iter().map(|p| [p.x, p.y]).collect())
+                .collect(),
+        });
+        GameState {
+            id: self.id.clone(),
+            seq: self.seq,
+            rule: self.game.rule().name().to_string(),
+            size: match (size.width(), size.height()) {
+                (Some(w), Some(h)) => format!("{w}x{h}"),
+                _ => "unbounded".into(),
+            },
+            width: size.width(),
+            height: size.height(),
+            opening: self.game.opening().to_string(),
+            clock: self.settings.clock,
+            moves: self
+                .game
+                .moves()
+                .iter()
+                .map(|&p| point_name(size, p))
+                .collect(),
+            points: self.game.moves().iter().map(|p| [p.x, p.y]).collect(),
+            pending,
+            seats: [seat_state(Seat::First), seat_state(Seat::Second)],
+            running: self.clocks.running.map(|(s, _)| role(s)),
+            request: self
+                .request
+                .map(|(kind, by)| RequestState { kind, by: role(by) }),
+            outcome,
+            forbidden: self
+                .game
+                .forbidden_points()
+                .into_iter()
+                .map(|(p, kind)| wire::Forbidden {
+                    x: p.x,
+                    y: p.y,
+                    kind: kind.to_string(),
+                })
+                .collect(),
+            spectators,
+            rematch: self.rematch.clone(),
+            grace_secs: self.grace_ms / 1000,
+        }
+    }
+}

@@ -1,0 +1,612 @@
+//! Online play against the real server on a loopback port, with real WebSocket clients and a
+//! temporary SQLite file.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tengen_server::online::wire::{
+    ClientMsg, CreateGame, GameState, JoinGame, Lobby, RequestKind, Role, Seated, ServerMsg,
+};
+use tengen_server::{Config, Server};
+use tokio_tungstenite::tungstenite::Message;
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A server on its own runtime, so that stopping it drops every task at once, as a crash would.
+struct Running {
+    addr: SocketAddr,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Running {
+    fn start(dir: &Path, grace_secs: u64) -> Running {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut config = Config::new(dir.to_path_buf());
+        config.port = 0;
+        config.engine_threads = Some(1);
+        config.grace_secs = grace_secs;
+        // Tests run inside a runtime of their own, where blocking is not allowed: bind from a
+        // plain thread.
+        let server = std::thread::scope(|s| {
+            s.spawn(|| runtime.block_on(Server::bind(&config)))
+                .join()
+                .expect("bind thread")
+        })
+        .expect("the server starts");
+        let addr = server.local_addr();
+        runtime.spawn(server.run_until(std::future::pending()));
+        Running {
+            addr,
+            runtime: Some(runtime),
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Stops everything without a goodbye: tasks are dropped where they stand.
+    fn crash(&mut self) {
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.crash();
+    }
+}
+
+async fn create(server: &Running, req: serde_json::Value) -> Seated {
+    let resp = reqwest::Client::new()
+        .post(server.url("/api/online"))
+        .json(&req)
+        .send()
+        .await
+        .expect("create");
+    assert_eq!(resp.status(), 201);
+    resp.json().await.expect("seated")
+}
+
+async fn join(server: &Running, id: &str, name: &str) -> Result<Seated, u16> {
+    let resp = reqwest::Client::new()
+        .post(server.url(&format!("/api/online/{id}/join")))
+        .json(&JoinGame {
+            name: Some(name.into()),
+        })
+        .send()
+        .await
+        .expect("join");
+    if resp.status().is_success() {
+        Ok(resp.json().await.expect("seated"))
+    } else {
+        Err(resp.status().as_u16())
+    }
+}
+
+async fn get_state(server: &Running, id: &str) -> GameState {
+    reqwest::get(server.url(&format!("/api/online/{id}")))
+        .await
+        .expect("state")
+        .json()
+        .await
+        .expect("state body")
+}
+
+struct Client {
+    ws: Ws,
+    role: Role,
+    last: Option<GameState>,
+    chat: Vec<String>,
+    notices: Vec<String>,
+}
+
+impl Client {
+    async fn connect(server: &Running, id: &str, token: Option<&str>) -> Result<Client, String> {
+        let url = format!("ws://{}/api/online/{id}/ws", server.addr);
+        let (ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut c = Client {
+            ws,
+            role: Role::Spectator,
+            last: None,
+            chat: Vec::new(),
+            notices: Vec::new(),
+        };
+        c.send(ClientMsg::Hello {
+            token: token.map(String::from),
+            name: Some("Watcher".into()),
+        })
+        .await;
+        match c.next().await {
+            Some(ServerMsg::Welcome { role, .. }) => c.role = role,
+            Some(ServerMsg::Error { message }) => return Err(message),
+            other => return Err(format!("unexpected {other:?}")),
+        }
+        c.state(|_| true).await;
+        Ok(c)
+    }
+
+    async fn send(&mut self, msg: ClientMsg) {
+        let text = serde_json::to_string(&msg).expect("json");
+        self.ws.send(Message::text(text)).await.expect("send");
+    }
+
+    async fn send_raw(&mut self, text: String) -> bool {
+        self.ws.send(Message::text(text)).await.is_ok()
+    }
+
+    /// The next frame from the server (None when the connection closed).
+    async fn next(&mut self) -> Option<ServerMsg> {
+        loop {
+            let msg = tokio::time::timeout(Duration::from_secs(20), self.ws.next())
+                .await
+                .expect("the server answers within 20 s")?
+                .ok()?;
+            match msg {
+                Message::Text(t) => {
+                    let m: ServerMsg = serde_json::from_str(t.as_str()).expect("server JSON");
+                    match &m {
+                        ServerMsg::State(s) => self.last = Some(s.clone()),
+                        ServerMsg::Chat(l) => self.chat.push(l.text.clone()),
+                        ServerMsg::Notice { text } => self.notices.push(text.clone()),
+                        _ => {}
+                    }
+                    return Some(m);
+                }
+                Message::Close(_) => return None,
+                _ => continue,
+            }
+        }
+    }
+
+    /// The latest state if it meets `pred`, else reads until one does.
+    async fn state(&mut self, pred: impl Fn(&GameState) -> bool) -> GameState {
+        if let Some(s) = self.last.as_ref().filter(|s| pred(s)) {
+            return s.clone();
+        }
+        loop {
+            match self.next().await {
+                Some(ServerMsg::State(s)) if pred(&s) => return s,
+                Some(_) => {}
+                None => panic!("the connection closed while waiting for a state"),
+            }
+        }
+    }
+
+    /// Reads until an error frame.
+    async fn error(&mut self) -> String {
+        loop {
+            match self.next().await {
+                Some(ServerMsg::Error { message }) => return message,
+                Some(_) => {}
+                None => panic!("the connection closed while waiting for an error"),
+            }
+        }
+    }
+
+    async fn play(&mut self, at: &str) {
+        self.send(ClientMsg::Move { at: at.into() }).await;
+    }
+}
+
+fn moves(n: usize) -> impl Fn(&GameState) -> bool {
+    move |s| s.moves.len() == n
+}
+
+/// Black (first) makes five on row 8 while white plays row 9.
+const BLACK: [&str; 5] = ["d8", "e8", "f8", "g8", "h8"];
+const WHITE: [&str; 4] = ["d9", "e9", "f9", "g9"];
+
+async fn seated_pair(server: &Running, req: serde_json::Value) -> (Seated, Seated, Client, Client) {
+    let a = create(server, req).await;
+    let b = join(server, &a.id, "Bea")
+        .await
+        .expect("the second seat is free");
+    let ca = Client::connect(server, &a.id, Some(&a.token))
+        .await
+        .expect("a");
+    let cb = Client::connect(server, &a.id, Some(&b.token))
+        .await
+        .expect("b");
+    (a, b, ca, cb)
+}
+
+#[tokio::test]
+async fn a_whole_game_watched_by_a_spectator() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let (a, b, mut black, mut white) = seated_pair(
+        &server,
+        serde_json::json!({"name": "Ann", "color": "black"}),
+    )
+    .await;
+    assert_eq!((a.role, b.role), (Role::First, Role::Second));
+    assert_eq!(black.role, Role::First);
+    assert_eq!(white.role, Role::Second);
+    // A third visitor can no longer sit down, and watches.
+    assert_eq!(join(&server, &a.id, "Cy").await.err(), Some(409));
+    let mut watcher = Client::connect(&server, &a.id, None).await.expect("watch");
+    assert_eq!(watcher.role, Role::Spectator);
+    let s = white.state(|s| s.spectators == 1).await;
+    assert_eq!(s.seats[0].name.as_deref(), Some("Ann"));
+    assert_eq!(s.seats[1].name.as_deref(), Some("Bea"));
+    for i in 0..9 {
+        let (mover, at) = if i % 2 == 0 {
+            (&mut black, BLACK[i / 2])
+        } else {
+            (&mut white, WHITE[i / 2])
+        };
+        mover.play(at).await;
+        let s = mover.state(moves(i + 1)).await;
+        assert_eq!(s.moves.last().map(String::as_str), Some(at));
+        // The spectator sees every move, in order.
+        let seen = watcher.state(moves(i + 1)).await;
+        assert_eq!(seen.moves, s.moves);
+    }
+    let end = watcher.state(|s| s.outcome.is_some()).await;
+    let out = end.outcome.expect("over");
+    assert_eq!(out.reason, "five");
+    assert_eq!(out.winner.as_deref(), Some("black"));
+    assert_eq!(out.winner_seat, Some(Role::First));
+    assert_eq!(out.lines.len(), 1);
+    let over = get_state(&server, &a.id).await;
+    assert_eq!(over.pending.kind, "over");
+    assert_eq!(over.moves.len(), 9);
+    let record = reqwest::get(server.url(&format!("/api/online/{}/record?format=sgf", a.id)))
+        .await
+        .expect("record")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        record.contains("PB[Ann]") && record.contains("PW[Bea]"),
+        "{record}"
+    );
+}
+
+#[tokio::test]
+async fn forged_tokens_and_moves_out_of_turn_change_nothing() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let (a, _, mut black, mut white) = seated_pair(&server, serde_json::json!({})).await;
+    black.play("h8").await;
+    black.state(moves(1)).await;
+    let before = get_state(&server, &a.id).await;
+    // A made-up token seats nobody.
+    let forged = Client::connect(&server, &a.id, Some("0123456789abcdef0123456789abcdef")).await;
+    assert!(forged.err().is_some_and(|e| e.contains("no seat")));
+    // Black moves again out of turn; white plays on an occupied point; a spectator tries to
+    // move and to resign.
+    black.play("h9").await;
+    assert!(black.error().await.contains("not your turn"));
+    white.play("h8").await;
+    assert!(white.error().await.contains("occupied"));
+    white.play("zz99").await;
+    assert!(!white.error().await.is_empty());
+    assert!(white.send_raw("{\"type\": \"fly\"}".into()).await);
+    assert!(white.error().await.contains("cannot read"));
+    let mut watcher = Client::connect(&server, &a.id, None).await.expect("watch");
+    watcher.play("a1").await;
+    assert!(watcher.error().await.contains("spectators"));
+    watcher.send(ClientMsg::Resign).await;
+    assert!(watcher.error().await.contains("spectators"));
+    // Nothing answered the requests nobody made.
+    white.send(ClientMsg::Accept).await;
+    assert!(white.error().await.contains("no request"));
+    let after = get_state(&server, &a.id).await;
+    assert_eq!(after.moves, before.moves);
+    assert_eq!(after.seq, before.seq);
+    assert!(after.outcome.is_none());
+}
+
+#[tokio::test]
+async fn takeback_accepted_and_declined() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let (a, _, mut black, mut white) = seated_pair(&server, serde_json::json!({})).await;
+    for (i, at) in ["h8", "h9", "i8"].iter().enumerate() {
+        let c = if i % 2 == 0 { &mut black } else { &mut white };
+        c.play(at).await;
+        c.state(moves(i + 1)).await;
+    }
+    // White asks to take back h9 (and black's reply i8); black declines.
+    white
+        .send(ClientMsg::Request {
+            kind: RequestKind::Takeback,
+        })
+        .await;
+    let asked = black.state(|s| s.request.is_some()).await;
+    let req = asked.request.expect("request");
+    assert_eq!((req.kind, req.by), (RequestKind::Takeback, Role::Second));
+    // The asker cannot answer its own request.
+    white.send(ClientMsg::Accept).await;
+    assert!(white.error().await.contains("your own"));
+    black.send(ClientMsg::Decline).await;
+    let s = white.state(|s| s.request.is_none()).await;
+    assert_eq!(s.moves.len(), 3);
+    while white.notices.is_empty() {
+        white.next().await.expect("notice");
+    }
+    assert!(white.notices[0].contains("declined"));
+    // Again, accepted this time: back to the position before white's h9.
+    white
+        .send(ClientMsg::Request {
+            kind: RequestKind::Takeback,
+        })
+        .await;
+    black.state(|s| s.request.is_some()).await;
+    black.send(ClientMsg::Accept).await;
+    let s = white.state(moves(1)).await;
+    assert_eq!(s.moves, vec!["h8".to_string()]);
+    assert_eq!(s.pending.seat, Some(Role::Second));
+    black.state(moves(1)).await;
+    // White plays somewhere else; the game goes on from there.
+    white.play("g7").await;
+    let s = black.state(moves(2)).await;
+    assert_eq!(s.moves, vec!["h8".to_string(), "g7".to_string()]);
+    assert_eq!(get_state(&server, &a.id).await.moves.len(), 2);
+}
+
+#[tokio::test]
+async fn draw_resign_rematch_and_chat() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let (a, b, mut black, mut white) =
+        seated_pair(&server, serde_json::json!({"name": "Ann"})).await;
+    let mut watcher = Client::connect(&server, &a.id, None).await.expect("watch");
+    black
+        .send(ClientMsg::Chat {
+            text: "good luck".into(),
+        })
+        .await;
+    while !white.chat.iter().any(|c| c == "good luck") {
+        white.next().await.expect("chat");
+    }
+    while !watcher.chat.iter().any(|c| c == "good luck") {
+        watcher.next().await.expect("chat");
+    }
+    let too_long = "x".repeat(301);
+    white.send(ClientMsg::Chat { text: too_long }).await;
+    assert!(white.error().await.contains("at most 300"));
+    // A draw offer, accepted.
+    black.play("h8").await;
+    black.state(moves(1)).await;
+    black
+        .send(ClientMsg::Request {
+            kind: RequestKind::Draw,
+        })
+        .await;
+    white.state(|s| s.request.is_some()).await;
+    white.send(ClientMsg::Accept).await;
+    let s = watcher.state(|s| s.outcome.is_some()).await;
+    let out = s.outcome.expect("drawn");
+    assert_eq!((out.reason.as_str(), out.winner), ("agreement", None));
+    // No takeback after the end; a rematch instead, with the seats swapped.
+    white
+        .send(ClientMsg::Request {
+            kind: RequestKind::Takeback,
+        })
+        .await;
+    assert!(white.error().await.contains("over"));
+    white
+        .send(ClientMsg::Request {
+            kind: RequestKind::Rematch,
+        })
+        .await;
+    black.state(|s| s.request.is_some()).await;
+    black.send(ClientMsg::Accept).await;
+    let s = watcher.state(|s| s.rematch.is_some()).await;
+    let next = s.rematch.expect("rematch id");
+    assert_ne!(next, a.id);
+    let mut ann = Client::connect(&server, &next, Some(&a.token))
+        .await
+        .expect("ann");
+    let mut bea = Client::connect(&server, &next, Some(&b.token))
+        .await
+        .expect("bea");
+    assert_eq!((ann.role, bea.role), (Role::Second, Role::First));
+    let s = ann.state(|s| s.seats.iter().all(|p| p.connected)).await;
+    assert_eq!(s.seats[0].name.as_deref(), Some("Bea"));
+    assert_eq!(s.seats[0].color.as_deref(), Some("black"));
+    // Bea has black now; Ann resigns at once.
+    bea.play("h8").await;
+    ann.state(moves(1)).await;
+    ann.send(ClientMsg::Resign).await;
+    let s = bea.state(|s| s.outcome.is_some()).await;
+    let out = s.outcome.expect("resigned");
+    assert_eq!(out.reason, "resignation");
+    assert_eq!(out.winner_seat, Some(Role::First));
+    assert_eq!(out.winner.as_deref(), Some("black"));
+}
+
+#[tokio::test]
+async fn a_crash_in_mid_game_loses_nothing() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut server = Running::start(dir.path(), 120);
+    let req = serde_json::json!({"clock": {"kind": "total", "ms": 300000, "increment_ms": 2000}});
+    let (a, b, mut black, mut white) = seated_pair(&server, req.clone()).await;
+    for i in 0..6 {
+        let (c, at) = if i % 2 == 0 {
+            (&mut black, BLACK[i / 2])
+        } else {
+            (&mut white, WHITE[i / 2])
+        };
+        c.play(at).await;
+        c.state(moves(i + 1)).await;
+    }
+    // The last state a player saw is on disk: every move a player was told of survives.
+    let seen = white.state(moves(6)).await;
+    server.crash();
+    drop((black, white));
+    let server = Running::start(dir.path(), 120);
+    let back = get_state(&server, &a.id).await;
+    assert_eq!(back.moves, seen.moves);
+    assert!(back.outcome.is_none());
+    // The clocks stood still while the server was down: each has its stored reading.
+    for i in 0..2 {
+        let before = seen.seats[i].clock_ms.expect("clock");
+        let after = back.seats[i].clock_ms.expect("clock");
+        assert!(
+            after <= before + 2_000 && after + 5_000 >= before,
+            "{before} {after}"
+        );
+    }
+    let mut black = Client::connect(&server, &a.id, Some(&a.token))
+        .await
+        .expect("black");
+    let mut white = Client::connect(&server, &a.id, Some(&b.token))
+        .await
+        .expect("white");
+    assert_eq!((black.role, white.role), (Role::First, Role::Second));
+    black.play("g8").await;
+    black.state(moves(7)).await;
+    white.play("g9").await;
+    white.state(moves(8)).await;
+    black.play("h8").await;
+    let s = white.state(|s| s.outcome.is_some()).await;
+    assert_eq!(s.outcome.expect("five").reason, "five");
+    // A game over is not replayed as live, but can still be looked at.
+    drop(server);
+    let server = Running::start(dir.path(), 120);
+    let lobby: Lobby = reqwest::get(server.url("/api/online/lobby"))
+        .await
+        .expect("lobby")
+        .json()
+        .await
+        .expect("lobby body");
+    assert!(lobby.live.iter().all(|g| g.id != a.id));
+    assert_eq!(get_state(&server, &a.id).await.moves.len(), 9);
+}
+
+#[tokio::test]
+async fn a_flag_falls_and_a_gone_player_can_be_claimed_against() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 1);
+    // Per-move clock of one second: black does not move and loses on time.
+    let req = serde_json::json!({"clock": {"kind": "per_move", "ms": 1000}});
+    let (_, _, mut black, _white) = seated_pair(&server, req).await;
+    let s = black.state(|s| s.outcome.is_some()).await;
+    let out = s.outcome.expect("timeout");
+    assert_eq!(out.reason, "timeout");
+    assert_eq!(out.winner_seat, Some(Role::Second));
+    // Without a clock: white leaves; black may claim only after the grace period.
+    let (a, _, mut black, white) = seated_pair(&server, serde_json::json!({})).await;
+    drop(white);
+    let s = black.state(|s| s.seats[1].gone_ms.is_some()).await;
+    assert!(!s.seats[1].connected);
+    if !s.seats[1].claimable {
+        black.send(ClientMsg::Claim).await;
+        assert!(black.error().await.contains("gone"));
+    }
+    let s = black.state(|s| s.seats[1].claimable).await;
+    assert!(s.outcome.is_none());
+    black.send(ClientMsg::Claim).await;
+    let s = black.state(|s| s.outcome.is_some()).await;
+    let out = s.outcome.expect("claimed");
+    assert_eq!(
+        (out.reason.as_str(), out.winner_seat),
+        ("abandonment", Some(Role::First))
+    );
+    assert!(get_state(&server, &a.id).await.outcome.is_some());
+}
+
+#[tokio::test]
+async fn lobby_limits_and_bad_requests() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let open = create(
+        &server,
+        serde_json::json!({"name": "Open", "rule": "renju"}),
+    )
+    .await;
+    let hidden = create(&server, serde_json::json!({"listed": false})).await;
+    let lobby: Lobby = reqwest::get(server.url("/api/online/lobby"))
+        .await
+        .expect("lobby")
+        .json()
+        .await
+        .expect("body");
+    assert!(
+        lobby
+            .open
+            .iter()
+            .any(|g| g.id == open.id && g.rule == "renju")
+    );
+    assert!(lobby.open.iter().all(|g| g.id != hidden.id));
+    join(&server, &open.id, "Bea").await.expect("join");
+    let lobby: Lobby = reqwest::get(server.url("/api/online/lobby"))
+        .await
+        .expect("lobby")
+        .json()
+        .await
+        .expect("body");
+    assert!(lobby.live.iter().any(|g| g.id == open.id));
+    // Bad settings and unknown games are clear 4xx answers.
+    let client = reqwest::Client::new();
+    for body in [
+        serde_json::json!({"rule": "chess"}),
+        serde_json::json!({"size": "3"}),
+        serde_json::json!({"color": "green"}),
+        serde_json::json!({"clock": {"kind": "per_move", "ms": 5}}),
+        serde_json::json!({"name": "x".repeat(41)}),
+        serde_json::json!({"bogus": 1}),
+    ] {
+        let r = client
+            .post(server.url("/api/online"))
+            .json(&body)
+            .send()
+            .await
+            .expect("post");
+        assert_eq!(r.status(), 400, "{body}");
+    }
+    let r = reqwest::get(server.url("/api/online/ffff0000ffff0000"))
+        .await
+        .expect("get");
+    assert_eq!(r.status(), 404);
+    let r = reqwest::get(server.url("/api/online/..%2F..%2Fetc"))
+        .await
+        .expect("get");
+    assert_eq!(r.status(), 404);
+    // Flooding is refused, an oversized frame closes the connection, and the game is unchanged.
+    let mut c = Client::connect(&server, &open.id, Some(&open.token))
+        .await
+        .expect("c");
+    for _ in 0..40 {
+        c.send(ClientMsg::Cancel).await;
+    }
+    let mut slow_down = false;
+    for _ in 0..40 {
+        if c.error().await.contains("slow down") {
+            slow_down = true;
+            break;
+        }
+    }
+    assert!(slow_down);
+    c.send_raw(format!(
+        "{{\"type\": \"chat\", \"text\": \"{}\"}}",
+        "y".repeat(5000)
+    ))
+    .await;
+    let mut closed = false;
+    for _ in 0..100 {
+        if c.next().await.is_none() {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed);
+    let s = get_state(&server, &open.id).await;
+    assert!(s.moves.is_empty() && s.outcome.is_none());
+    let _ = CreateGame::default();
+}
