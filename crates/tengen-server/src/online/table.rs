@@ -924,3 +924,156 @@ impl Table {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn table(opening: &str, clock: ClockSpec) -> (Table, Instant) {
+        let (t, now, _) = table_and_log(opening, clock);
+        (t, now)
+    }
+
+    fn table_and_log(opening: &str, clock: ClockSpec) -> (Table, Instant, Vec<Stored>) {
+        let settings = Settings {
+            rule: "renju".into(),
+            size: "15".into(),
+            opening: opening.into(),
+            clock,
+            forbidden_loses: true,
+            listed: true,
+        };
+        let mut t = Table::new("t".into(), settings, 120_000).expect("valid settings");
+        let now = Instant::now();
+        let (_, a) = t
+            .join("Ann".into(), "a".into(), None, now)
+            .expect("first seat");
+        let (_, b) = t
+            .join("Bea".into(), "b".into(), None, now)
+            .expect("second seat");
+        assert!(t.join("Cy".into(), "c".into(), None, now).is_err());
+        (t, now, vec![a, b])
+    }
+
+    fn replayed(t: &Table, events: &[Stored]) -> Table {
+        let mut r = Table::new(t.id.clone(), t.settings.clone(), 120_000).expect("settings");
+        for e in events {
+            r.restore(e, Instant::now()).expect("replays");
+        }
+        r
+    }
+
+    #[test]
+    fn swap2_takeback_undoes_a_decision_and_replay_agrees() {
+        let (mut t, now, mut log) = table_and_log("swap2", ClockSpec::None);
+        for at in ["h8", "h9", "i8"] {
+            log.extend(
+                t.act(Seat::First, Action::Move(at.into()), now)
+                    .expect("opening")
+                    .stored,
+            );
+        }
+        // The second player must decide; moving is refused.
+        assert!(t.act(Seat::Second, Action::Move("a1".into()), now).is_err());
+        let d = t
+            .act(Seat::Second, Action::Choose("black".into()), now)
+            .expect("choice");
+        log.extend(d.stored);
+        assert_eq!(t.game().black_seat(), Some(Seat::Second));
+        // White (the first player) moves; then the second player takes back its decision,
+        // which rolls back the decision and the move after it.
+        log.extend(
+            t.act(Seat::First, Action::Move("g7".into()), now)
+                .expect("move")
+                .stored,
+        );
+        t.act(Seat::Second, Action::Request(RequestKind::Takeback), now)
+            .expect("asks");
+        let d = t.act(Seat::First, Action::Accept, now).expect("accepts");
+        assert_eq!(
+            d.stored[0].event,
+            Event::Takeback {
+                by: Role::Second,
+                actions: 2
+            }
+        );
+        log.extend(d.stored);
+        assert_eq!(t.game().moves().len(), 3);
+        assert!(matches!(
+            t.game().pending(),
+            Pending::Choice {
+                seat: Seat::Second,
+                ..
+            }
+        ));
+        let r = replayed(&t, &log);
+        assert_eq!(r.game(), t.game());
+        assert_eq!(r.seq(), t.seq());
+    }
+
+    #[test]
+    fn clocks_charge_the_mover_and_a_flag_ends_the_game() {
+        let clock = ClockSpec::Total {
+            ms: 10_000,
+            increment_ms: 1_000,
+        };
+        let (mut t, t0) = table("free", clock);
+        let d = t
+            .act(
+                Seat::First,
+                Action::Move("h8".into()),
+                t0 + Duration::from_millis(3_000),
+            )
+            .expect("move");
+        // 10 s − 3 s + 1 s for the first player; the second untouched.
+        assert_eq!(d.stored[0].clocks, [8_000, 10_000]);
+        let t1 = t0 + Duration::from_millis(3_000);
+        assert_eq!(t.deadline(), Some(t1 + Duration::from_millis(10_000)));
+        assert!(t.check_time(t1 + Duration::from_millis(9_999)).is_none());
+        // Past the flag, an action is too late: the timeout is stored instead.
+        let d = t
+            .act(
+                Seat::Second,
+                Action::Move("h9".into()),
+                t1 + Duration::from_millis(10_001),
+            )
+            .expect("the timeout stands");
+        assert_eq!(d.stored[0].event, Event::Timeout { seat: Role::Second });
+        assert_eq!(t.game().moves().len(), 1);
+        let out = t.game().outcome().expect("over");
+        assert_eq!(out.reason, tengen_rules::EndReason::Timeout);
+        assert_eq!(t.winner_seat(), Some(Seat::First));
+    }
+
+    #[test]
+    fn a_forbidden_move_loses_under_renju_and_requests_lapse() {
+        let (mut t, now) = table("free", ClockSpec::None);
+        // Black builds a double-three at h8 (g8 i8 / h7 h9 open threes around it).
+        for (seat, at) in [
+            (Seat::First, "g8"),
+            (Seat::Second, "a1"),
+            (Seat::First, "i8"),
+            (Seat::Second, "a3"),
+            (Seat::First, "h7"),
+            (Seat::Second, "a5"),
+            (Seat::First, "h9"),
+        ] {
+            t.act(seat, Action::Move(at.into()), now).expect("legal");
+        }
+        t.act(Seat::Second, Action::Request(RequestKind::Draw), now)
+            .expect("offer");
+        let d = t
+            .act(Seat::Second, Action::Move("a7".into()), now)
+            .expect("move");
+        assert!(d.notice.is_some_and(|n| n.contains("lapsed")));
+        assert!(t.act(Seat::First, Action::Accept, now).is_err());
+        let d = t
+            .act(Seat::First, Action::Move("h8".into()), now)
+            .expect("stands");
+        assert_eq!(d.stored.len(), 1);
+        let out = t.game().outcome().expect("black lost");
+        assert_eq!(out.winner, Some(Color::White));
+        assert_eq!(t.winner_seat(), Some(Seat::Second));
+    }
+}
