@@ -36,6 +36,10 @@ enum Command {
     Bench(BenchArgs),
     /// Play engines against each other: matches, round robins, gauntlets, SPRT.
     Match(MatchArgs),
+    /// Play a seat of an online game with the engine or a Gomocup brain.
+    Bot(BotArgs),
+    /// Load-test a server's online play: N games at once of random moves, over loopback.
+    Loadtest(LoadtestArgs),
 }
 
 #[derive(clap::Args)]
@@ -98,6 +102,8 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze(args),
         Command::Bench(args) => bench(args),
         Command::Match(args) => run_match(args),
+        Command::Bot(args) => bot(args),
+        Command::Loadtest(args) => loadtest(args),
     }
 }
 
@@ -124,6 +130,9 @@ struct ServeArgs {
     /// How many engine searches may run at once (default: the number of cores).
     #[arg(long)]
     engine_threads: Option<usize>,
+    /// How long a player of an online game may be gone before the opponent may claim the win.
+    #[arg(long, default_value_t = 120)]
+    grace_secs: u64,
 }
 
 impl Default for ServeArgs {
@@ -135,6 +144,7 @@ impl Default for ServeArgs {
             data_dir: None,
             database: None,
             engine_threads: None,
+            grace_secs: 120,
         }
     }
 }
@@ -148,6 +158,16 @@ fn serve(args: ServeArgs) -> ExitCode {
     config.port = args.port;
     config.database = args.database;
     config.engine_threads = args.engine_threads;
+    config.grace_secs = args.grace_secs;
+    // Every online player holds a connection: allow as many open files as the system lets us.
+    if let Ok(limit) = rlimit::increase_nofile_limit(u64::MAX) {
+        if limit < 4096 {
+            eprintln!(
+                "tengen serve: at most {limit} open files; online games are limited to about {} players",
+                limit.saturating_sub(64)
+            );
+        }
+    }
     let open = args.open;
     let run = tengen_server::run_blocking(&config, |addr| {
         let url = format!("http://{addr}/");
@@ -427,3 +447,114 @@ fn engine_groups(raw: impl Iterator<Item = String>, flat: &[String]) -> Vec<Vec<
 }
 
 // ---- end of `tengen match` -----------------------------------------------------------------
+
+// ---- `tengen bot` and `tengen loadtest` (online play) -----------------------------------------
+
+#[derive(clap::Args)]
+struct BotArgs {
+    /// The server: http://host:port.
+    #[arg(long)]
+    server: String,
+    /// The game's id (the part after #online= in the invitation link).
+    #[arg(long)]
+    game: String,
+    /// Act for the seat this token holds (from creating or joining the game) instead of
+    /// joining the free seat.
+    #[arg(long)]
+    token: Option<String>,
+    /// The name to join under (default: "Tengen (LEVEL)" or the brain's file name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Tengen's engine at this level: beginner, intermediate, expert or master.
+    #[arg(long, default_value = "expert", conflicts_with = "brain")]
+    level: tengen_engine::Level,
+    /// A Gomocup brain to play instead: its command line, split like a shell would.
+    #[arg(long)]
+    brain: Option<String>,
+    /// Ask for or accept up to this many rematches after the game.
+    #[arg(long, default_value_t = 0)]
+    rematch: u32,
+}
+
+fn bot(args: BotArgs) -> ExitCode {
+    let config = tengen::bot::BotConfig {
+        server: args.server,
+        game: args.game,
+        token: args.token,
+        name: args.name,
+        player: match args.brain {
+            Some(command) => tengen::bot::Player::Brain(command),
+            None => tengen::bot::Player::Engine(args.level),
+        },
+        rematch: args.rematch,
+    };
+    let run = tengen::bot::run(&config, &mut |event| {
+        use std::io::Write as _;
+        println!("{}", event.to_text());
+        // Whoever watches the bot (a script, a test) sees each line as it happens.
+        let _ = std::io::stdout().flush();
+    });
+    match run {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen bot: {:#}", anyhow::Error::from(e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct LoadtestArgs {
+    /// The server: http://host:port (on this machine).
+    #[arg(long)]
+    server: String,
+    /// Games kept in play at once (two WebSockets each).
+    #[arg(long)]
+    games: usize,
+    /// Mean think time before each move, in milliseconds (each drawn from ±50% of it).
+    #[arg(long, default_value_t = 1000)]
+    think_ms: u64,
+    /// How long to play, in seconds, from the first game's start.
+    #[arg(long, default_value_t = 60)]
+    duration_secs: u64,
+    /// Start the games evenly over this many seconds (at most half the duration).
+    #[arg(long, default_value_t = 10)]
+    ramp_secs: u64,
+    /// The board size: 15, 19, 16x14 or unbounded.
+    #[arg(long, default_value = "15")]
+    size: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn loadtest(args: LoadtestArgs) -> ExitCode {
+    let config = tengen::loadtest::LoadConfig {
+        server: args.server,
+        games: args.games,
+        think_ms: args.think_ms,
+        duration: std::time::Duration::from_secs(args.duration_secs),
+        ramp: std::time::Duration::from_secs(args.ramp_secs),
+        size: args.size,
+    };
+    let report = tengen::loadtest::run(&config).map_err(anyhow::Error::from);
+    report_online("loadtest", report, args.json, |r| r.to_text())
+}
+
+/// Like [`report`], with exit status 1 for a failure (no record is involved).
+fn report_online<T: serde::Serialize>(
+    command: &str,
+    result: anyhow::Result<T>,
+    json: bool,
+    text: impl Fn(&T) -> String,
+) -> ExitCode {
+    match result {
+        Err(e) => {
+            eprintln!("tengen {command}: {e:#}");
+            ExitCode::FAILURE
+        }
+        ok => report(command, ok, json, text),
+    }
+}
+
+// ---- end of online play ----------------------------------------------------------------------

@@ -1,0 +1,165 @@
+//! What the online-play tests share: a real `tengen serve` process on a free port with its data
+//! in a temporary folder, plain HTTP calls to it, and running the `tengen` binary with a time
+//! limit.
+
+// Each test file uses its own part of this module.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
+
+/// A `tengen serve` process, killed when dropped.
+pub struct TestServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    _dir: tempfile::TempDir,
+}
+
+impl TestServer {
+    /// Starts the server and waits for its address line.
+    pub fn start() -> TestServer {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let mut child = Command::new(TENGEN)
+            .args(["serve", "--port", "0", "--data-dir"])
+            .arg(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("tengen serve starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        // Reads the server's output to its end, so that the pipe never fills.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if let Some(url) = line.strip_prefix("Tengen is listening on ") {
+                    tx.send(url.trim().trim_end_matches('/').to_string()).ok();
+                }
+            }
+        });
+        let base = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(base) => base,
+            Err(_) => {
+                child.kill().ok();
+                child.wait().ok();
+                panic!("tengen serve did not print its address");
+            }
+        };
+        TestServer {
+            child,
+            base,
+            _dir: dir,
+        }
+    }
+
+    pub fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let url = format!("{}{path}", self.base);
+        block_on(async move {
+            let r = reqwest::Client::new()
+                .post(url)
+                .json(&body)
+                .send()
+                .await
+                .expect("request");
+            let status = r.status().as_u16();
+            (status, r.json().await.unwrap_or(Value::Null))
+        })
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        let url = format!("{}{path}", self.base);
+        block_on(async move {
+            let r = reqwest::get(url).await.expect("request");
+            let status = r.status().as_u16();
+            (status, r.json().await.unwrap_or(Value::Null))
+        })
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+fn block_on<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
+/// A finished `tengen` run.
+pub struct Run {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Starts `tengen args...` with its output captured.
+pub fn spawn(args: &[&str]) -> Child {
+    Command::new(TENGEN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tengen starts")
+}
+
+/// Waits for `child` to exit, killing it (and failing the test) after `limit`.
+pub fn finish(mut child: Child, limit: Duration) -> Run {
+    // Readers on their own threads, so that a chatty child never blocks on a full pipe.
+    let out = child.stdout.take();
+    let err = child.stderr.take();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut o) = out {
+            o.read_to_string(&mut s).ok();
+        }
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut e) = err {
+            e.read_to_string(&mut s).ok();
+        }
+        s
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().ok();
+            child.wait().ok();
+            let (o, e) = (
+                out.join().unwrap_or_default(),
+                err.join().unwrap_or_default(),
+            );
+            panic!("tengen did not finish within {limit:?}\nstdout:\n{o}\nstderr:\n{e}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Run {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// Runs `tengen args...` to its end within `limit`.
+pub fn run(args: &[&str], limit: Duration) -> Run {
+    finish(spawn(args), limit)
+}
