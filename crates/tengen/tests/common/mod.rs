@@ -19,16 +19,29 @@ pub struct TestServer {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
-    _dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl TestServer {
-    /// Starts the server and waits for its address line.
+    /// Starts the server on a fresh data folder and waits for its address line.
     pub fn start() -> TestServer {
         let dir = tempfile::tempdir().expect("temporary folder");
+        let mut server = TestServer::start_in(dir.path());
+        server._dir = Some(dir);
+        server
+    }
+
+    /// Kills the server with SIGKILL, as a crash would, and waits for it to be gone.
+    pub fn kill(mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+
+    /// Starts the server on the data folder `dir` (kept by the caller).
+    pub fn start_in(dir: &std::path::Path) -> TestServer {
         let mut child = Command::new(TENGEN)
             .args(["serve", "--port", "0", "--data-dir"])
-            .arg(dir.path())
+            .arg(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -56,7 +69,7 @@ impl TestServer {
         TestServer {
             child,
             base,
-            _dir: dir,
+            _dir: None,
         }
     }
 

@@ -1,0 +1,119 @@
+//! `kill -9` of the real `tengen serve` in mid-game: after a restart on the same data folder the
+//! game goes on with every move a player was told of, and its clocks.
+
+mod common;
+
+use common::TestServer;
+use serde_json::json;
+use tengen::online::{Server, Socket};
+use tengen_server::online::wire::{ClientMsg, GameState, ServerMsg};
+
+async fn seat(server: &Server, id: &str, token: &str) -> Socket {
+    let mut s = server.connect(id).await.expect("websocket");
+    s.send(&ClientMsg::Hello {
+        token: Some(token.into()),
+        name: None,
+    })
+    .await
+    .expect("hello");
+    s
+}
+
+/// Reads until a state meeting `pred`.
+async fn until(s: &mut Socket, pred: impl Fn(&GameState) -> bool) -> GameState {
+    let wait = async {
+        loop {
+            match s.recv().await.expect("frame") {
+                Some(ServerMsg::State(st)) if pred(&st) => return st,
+                Some(ServerMsg::Error { message }) => panic!("refused: {message}"),
+                Some(_) => {}
+                None => panic!("the connection closed"),
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), wait)
+        .await
+        .expect("the server answers")
+}
+
+#[test]
+fn a_game_survives_kill_minus_nine() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let first = TestServer::start_in(dir.path());
+    let (_, a) = first.post(
+        "/api/online",
+        json!({"name": "Ann", "clock": {"kind": "total", "ms": 600000, "increment_ms": 0}}),
+    );
+    let id = a["id"].as_str().expect("id").to_string();
+    let (status, b) = first.post(&format!("/api/online/{id}/join"), json!({"name": "Bea"}));
+    assert_eq!(status, 200);
+    let (ta, tb) = (
+        a["token"].as_str().expect("token").to_string(),
+        b["token"].as_str().expect("token").to_string(),
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let moves = ["h8", "h9", "i8", "i9", "j8", "j9"];
+    let seen = runtime.block_on(async {
+        let server = Server::new(&first.base).expect("url");
+        let mut black = seat(&server, &id, &ta).await;
+        let mut white = seat(&server, &id, &tb).await;
+        let mut last = None;
+        for (i, at) in moves.iter().enumerate() {
+            let mover = if i % 2 == 0 { &mut black } else { &mut white };
+            mover
+                .send(&ClientMsg::Move { at: (*at).into() })
+                .await
+                .expect("send");
+            last = Some(until(mover, |s| s.moves.len() == i + 1).await);
+        }
+        last.expect("states")
+    });
+    // The moment the last move is confirmed, the server dies without a word.
+    first.kill();
+    let second = TestServer::start_in(dir.path());
+    let (status, back) = second.get(&format!("/api/online/{id}"));
+    assert_eq!(status, 200);
+    let back: GameState = serde_json::from_value(back).expect("state");
+    assert_eq!(back.moves, seen.moves);
+    assert!(back.outcome.is_none());
+    // Clocks stood still while the server was down: white's reading is as stored; black's
+    // turn starts again from its stored reading.
+    assert_eq!(back.seats[1].clock_ms, seen.seats[1].clock_ms);
+    let (before, after) = (
+        seen.seats[0].clock_ms.expect("clock"),
+        back.seats[0].clock_ms.expect("clock"),
+    );
+    assert!(
+        after <= before && before - after < 10_000,
+        "{before} -> {after}"
+    );
+    // Both players come back with their tokens and finish the game.
+    runtime.block_on(async {
+        let server = Server::new(&second.base).expect("url");
+        let mut black = seat(&server, &id, &ta).await;
+        let mut white = seat(&server, &id, &tb).await;
+        black
+            .send(&ClientMsg::Move { at: "k8".into() })
+            .await
+            .expect("send");
+        until(&mut black, |s| s.moves.len() == 7).await;
+        white
+            .send(&ClientMsg::Move { at: "k9".into() })
+            .await
+            .expect("send");
+        until(&mut white, |s| s.moves.len() == 8).await;
+        black
+            .send(&ClientMsg::Move { at: "l8".into() })
+            .await
+            .expect("send");
+        let end = until(&mut white, |s| s.outcome.is_some()).await;
+        let out = end.outcome.expect("over");
+        assert_eq!(
+            (out.reason.as_str(), out.winner.as_deref()),
+            ("five", Some("black"))
+        );
+    });
+}
