@@ -10,7 +10,7 @@ import { chromium } from 'playwright-core';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SCREENSHOTS = join(ROOT, 'target', 'screenshots');
 
-function binary() {
+export function binary() {
   if (process.env.TENGEN_BIN) return process.env.TENGEN_BIN;
   for (const p of ['target/release/tengen', 'target/debug/tengen']) {
     const f = join(ROOT, p);
@@ -19,9 +19,10 @@ function binary() {
   throw new Error('no tengen binary: run cargo build -p tengen first (or set TENGEN_BIN)');
 }
 
-export async function startServer() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tengen-e2e-data-'));
-  const child = spawn(binary(), ['serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+// Options (all optional): `dataDir` and `port` to start again where a stopped server was (stop
+// it with `{ keepData: true }`), `args` for more command-line options.
+export async function startServer({ dataDir = mkdtempSync(join(tmpdir(), 'tengen-e2e-data-')), port = 0, args = [] } = {}) {
+  const child = spawn(binary(), ['serve', '--port', String(port), '--data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((ok, fail) => {
     let out = '';
     const timer = setTimeout(() => fail(new Error(`server did not start: ${out}`)), 30000);
@@ -30,11 +31,17 @@ export async function startServer() {
       const m = out.match(/listening on (http:\/\/\S+)/);
       if (m) { clearTimeout(timer); ok(m[1].replace(/\/$/, '')); }
     });
-    child.on('exit', (code) => fail(new Error(`server exited with ${code}: ${out}`)));
+    child.on('exit', (code) => { clearTimeout(timer); fail(new Error(`server exited with ${code}: ${out}`)); });
   });
   return {
     url,
-    async stop() { child.kill('SIGINT'); await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r))); rmSync(dataDir, { recursive: true, force: true }); },
+    dataDir,
+    port: Number(new URL(url).port),
+    async stop({ keepData = false } = {}) {
+      child.kill('SIGINT');
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)));
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -51,6 +58,21 @@ export async function startBrowser() {
   return {
     context,
     async stop() { await context.close(); rmSync(profile, { recursive: true, force: true }); },
+  };
+}
+
+// One Chromium with separate contexts (each its own localStorage, like separate people).
+export async function startBrowsers() {
+  const executablePath = process.env.CHROMIUM || execFileSync('which', ['chromium']).toString().trim();
+  const browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update'],
+  });
+  return {
+    browser,
+    newContext: () => browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true }),
+    async stop() { await browser.close(); },
   };
 }
 

@@ -16,6 +16,11 @@ pub const FILES: &[(&str, &str, &str)] = &[
         include_str!("../web/app.js"),
     ),
     (
+        "/online.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/online.js"),
+    ),
+    (
         "/style.css",
         "text/css; charset=utf-8",
         include_str!("../web/style.css"),

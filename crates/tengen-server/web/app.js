@@ -1,4 +1,7 @@
-// Tengen's page: talks to the JSON API (see API.md) and draws the board as SVG.
+// Tengen's page: talks to the JSON API (docs/api.md) and draws the board as SVG. Online games
+// between people are in online.js; they reuse the board drawn here.
+import { createOnline, onlineHashId } from './online.js';
+
 const $ = (id) => document.getElementById(id);
 const SVGNS = 'http://www.w3.org/2000/svg';
 const C = 40; // one grid step in SVG units
@@ -15,6 +18,7 @@ let pvLine = null;     // analysis best line shown on the board
 let view = null;       // the SVG viewBox {x, y, w, h}
 let geometry = '';     // what the intersections layer was drawn for
 let clockTimer = null;
+let online = null;     // the online module (online.js); `state.online` while it shows a game
 
 // ---- API -------------------------------------------------------------------------------
 async function api(method, path, body) {
@@ -29,6 +33,7 @@ async function api(method, path, body) {
 }
 
 function say(text, error = false) {
+  if (state && state.online) { online.say(text, error); return; }
   const m = $('message');
   m.textContent = text || '';
   m.classList.toggle('error', !!error);
@@ -172,11 +177,13 @@ function render() {
     const [x, y] = state.last_move;
     el('circle', { cx: x * C, cy: y * C, r: C * 0.12, class: 'last', id: 'last-move' }, overlay);
   }
-  if (state.winning_line.length) {
-    const w = state.winning_line;
-    el('line', { x1: w[0][0] * C, y1: w[0][1] * C, x2: w[w.length - 1][0] * C, y2: w[w.length - 1][1] * C, class: 'winline', id: 'win-line' }, overlay);
+  const winning = state.winning_lines || (state.winning_line.length ? [state.winning_line] : []);
+  winning.forEach((w, i) => {
+    if (!w.length) return;
+    const line = el('line', { x1: w[0][0] * C, y1: w[0][1] * C, x2: w[w.length - 1][0] * C, y2: w[w.length - 1][1] * C, class: 'winline' }, overlay);
+    if (i === 0) line.id = 'win-line';
     for (const [x, y] of w) el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: 'winstone' }, overlay);
-  }
+  });
   if (hintAt) el('circle', { cx: hintAt[0] * C, cy: hintAt[1] * C, r: C * 0.4, class: 'hint', id: 'hint-mark' }, overlay);
   if (pvLine && pvLine.ply === state.points.length) {
     pvLine.points.forEach(([x, y], i) => {
@@ -188,14 +195,14 @@ function render() {
   for (const p of svg.querySelectorAll('.pt')) {
     const k = `${p.dataset.x},${p.dataset.y}`;
     const taken = occupied.has(k);
-    p.classList.toggle('free', !taken && !state.over);
+    p.classList.toggle('free', !taken && !state.over && !state.readonly);
     p.classList.toggle('pending', !!pending && k === `${pending[0]},${pending[1]}`);
   }
   if (!focusPoint || !pointEl(...focusPoint)) {
     const c = state.last_move || (state.width ? [(state.width - 1) >> 1, (state.height - 1) >> 1] : [0, 0]);
     setRoving(c[0], c[1]);
   }
-  renderPanel();
+  if (!state.online) renderPanel();
 }
 
 function renderPanel() {
@@ -227,6 +234,7 @@ function renderPanel() {
 }
 
 function updateButtons() {
+  if (state && state.online) return;
   const s = state, none = !s;
   const human = s && !s.over && !s.computer_to_move && !(s.pending && s.pending.kind === 'choice');
   for (const id of ['choose-black', 'choose-white', 'choose-place-two']) $(id).disabled = none || busy;
@@ -330,12 +338,14 @@ function setState(s, { quiet = false } = {}) {
 
 async function playAt(x, y) {
   if (!state || state.over || busy || state.computer_to_move) return;
+  if (state.online && !online.canPlay()) return;
   if (state.pending && state.pending.kind === 'choice') { say('Choose first: use the buttons above.'); return; }
   if (state.points.some(([a, b]) => a === x && b === y)) return;
   if ($('opt-confirm').checked && !(pending && pending[0] === x && pending[1] === y)) {
     pending = [x, y]; render(); say(`Tap ${pointName(x, y).toUpperCase()} again to play there.`); return;
   }
   pending = null;
+  if (state.online) { render(); online.move(x, y); return; }
   await act(async () => {
     const name = pointName(x, y);
     // Show the stone at once; the server's answer replaces the board.
@@ -380,7 +390,7 @@ function loadForm() {
     for (const [k, v] of Object.entries(saved)) {
       const e = f.elements[k];
       if (!e) continue;
-      if (e instanceof RadioNodeList) { for (const r of e) r.checked = r.value === v; } else e.value = v;
+      if (e instanceof RadioNodeList) { for (const r of e) r.checked = r.value === v; } else if (e.type === 'checkbox') e.checked = v === 'on'; else e.value = v;
     }
   }
   formVisibility();
@@ -389,15 +399,28 @@ function formVisibility() {
   const d = formSettings();
   for (const e of document.querySelectorAll('.custom-size')) e.hidden = d.size !== 'custom';
   for (const e of document.querySelectorAll('.clock-opt')) e.hidden = d.clock === 'none';
-  $('new-game-form').elements.level.disabled = d.opponent === 'friend';
+  $('new-game-form').elements.level.disabled = d.opponent === 'friend' || d.opponent === 'online';
   $('new-game-form').elements.human.disabled = d.opponent !== 'computer';
+  for (const e of document.querySelectorAll('.online-opt')) e.hidden = d.opponent !== 'online';
+  for (const e of document.querySelectorAll('.offline-opt')) e.hidden = d.opponent === 'online';
+  $('start').textContent = d.opponent === 'online' ? 'Create and invite' : 'Start';
+}
+function clockRequest(d) {
+  const t = Number(d.clock_time) || 10, inc = Number(d.clock_inc) || 0;
+  if (d.clock === 'per_move') return { kind: 'per_move', ms: Math.round(t * 1000) };
+  if (d.clock === 'total') return { kind: 'total', ms: Math.round(t * 60000), increment_ms: Math.round(inc * 1000) };
+  return { kind: 'none' };
+}
+function onlineRequest(d) {
+  const size = d.size === 'custom' ? (d.custom || '15').trim() : d.size;
+  const req = { rule: d.rule, size, opening: d.opening, clock: clockRequest(d), color: d.color || 'black', listed: d.listed === 'on' };
+  const name = (d.player || '').trim();
+  if (name) req.name = name.slice(0, 40);
+  return req;
 }
 function gameRequest(d) {
   const size = d.size === 'custom' ? (d.custom || '15').trim() : d.size;
-  let clock = { kind: 'none' };
-  const t = Number(d.clock_time) || 10, inc = Number(d.clock_inc) || 0;
-  if (d.clock === 'per_move') clock = { kind: 'per_move', ms: Math.round(t * 1000) };
-  if (d.clock === 'total') clock = { kind: 'total', ms: Math.round(t * 60000), increment_ms: Math.round(inc * 1000) };
+  const clock = clockRequest(d);
   return { opponent: d.opponent, level: d.level || 'beginner', human: d.human || 'black', rule: d.rule, opening: d.opening, size, clock, player: d.player || '' };
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -410,7 +433,7 @@ async function settle() {
   autoStop = false;
 }
 async function leaveCurrent() {
-  if (state) { const id = state.id; state = null; try { await fetch(`/api/games/${id}`, { method: 'DELETE' }); } catch { /* gone */ } }
+  if (state && !state.online) { const id = state.id; state = null; try { await fetch(`/api/games/${id}`, { method: 'DELETE' }); } catch { /* gone */ } }
 }
 async function startGame(req) {
   await settle();
@@ -552,9 +575,32 @@ function wire() {
   $('new-game-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const d = formSettings();
+    d.listed = $('new-game-form').elements.listed.checked ? 'on' : 'off';
     store.set('settings', d);
     $('new-game-dialog').close();
+    if (d.opponent === 'online') {
+      online.create(onlineRequest(d)).catch((err) => {
+        if (online.active) online.say(err.message, true);
+        else { say(`Could not create the online game: ${err.message}`, true); $('new-game-dialog').showModal(); }
+      });
+      return;
+    }
+    online.leave();
     startGame(gameRequest(d));
+  });
+  $('lobby-button').onclick = () => online.showLobby();
+  $('lobby-new').onclick = () => {
+    $('lobby-dialog').close();
+    loadForm();
+    $('new-game-form').elements.opponent.value = 'online';
+    formVisibility();
+    $('new-game-dialog').showModal();
+  };
+  window.addEventListener('hashchange', () => {
+    const id = onlineHashId();
+    if (id && id !== online.id) online.open(id);
+    // Back from an online game to a local one's address.
+    if (!id && online.active && new URLSearchParams(location.hash.slice(1)).has('moves')) { online.leave(); startLocal(); }
   });
   const choose = (choice) => act(async () => {
     const r = await api('POST', `/api/games/${state.id}/choose`, { choice });
@@ -624,10 +670,53 @@ function wire() {
   $('results-button').onclick = showResults;
 }
 
+// What online.js needs of the page: the board, the panels and the sounds.
+let optionsHome = null;
+const onlineHost = {
+  store,
+  sound,
+  showBoard(b) {
+    const before = state;
+    if (!before || before.id !== b.id || before.points.length !== b.points.length) pending = null;
+    state = b;
+    hintAt = null; pvLine = null;
+    render();
+  },
+  async enter() {
+    if (!document.body.classList.contains('online')) {
+      // A computer's search under way is stopped first (that game is left); an idle local game
+      // stays on the server, so the local page finds it again afterwards.
+      await settle();
+    }
+    state = null; pending = null; geometry = '';
+    document.body.classList.add('online');
+    $('panel').hidden = true;
+    $('online-panel').hidden = false;
+    const opts = document.querySelector('.options');
+    if (!optionsHome) optionsHome = opts.nextElementSibling;
+    $('online-options').appendChild(opts);
+    $('board').replaceChildren();
+  },
+  exit() {
+    document.body.classList.remove('online');
+    $('online-panel').hidden = true;
+    $('panel').hidden = false;
+    if (optionsHome) $('panel').insertBefore(document.querySelector('.options'), optionsHome);
+    state = null; pending = null; geometry = '';
+    $('board').replaceChildren();
+  },
+};
 async function init() {
+  online = createOnline(onlineHost);
   wire();
   loadForm();
-  // The last game, if the server still has it; a link to another position opens that instead.
+  const onlineId = onlineHashId();
+  if (onlineId) { await online.open(onlineId); return; }
+  await startLocal();
+}
+// The page without an online game: the last local game, if the server still has it; a link to
+// another position opens that instead.
+async function startLocal() {
   let resumed = null;
   const id = store.get('game', null);
   if (id) { try { resumed = await api('GET', `/api/games/${id}`); } catch { /* gone */ } }
