@@ -98,7 +98,10 @@ impl Store {
             // the last ones), at a fraction of the cost of `FULL`.
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(std::time::Duration::from_secs(10));
+            .busy_timeout(std::time::Duration::from_secs(10))
+            // 32 MiB of page cache per connection (the default is 2 MiB): the online games'
+            // event index is read on every insert and should not come from the disk each time.
+            .pragma("cache_size", "-32768");
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)

@@ -10,7 +10,8 @@
 //! A move's round trip runs from sending its frame to receiving the first state frame that
 //! holds it. The server's `/api/online/stats` is read before the first game and twice a second
 //! after; the peak is the sample with the most open connections (all games in play; the larger
-//! rss among equals), and the memory per game is (rss at the peak − rss before the games) / N.
+//! rss among equals), and the memory per game is (rss at the peak − rss before the games) / the
+//! live games the server added (N, unless other generators play against the same server).
 //! The largest rss seen is reported too: the allocator seldom gives memory back, so it may come
 //! later, as games are replaced.
 
@@ -170,9 +171,9 @@ impl LoadReport {
         out += &format!("largest rss      {}\n", mib(self.rss_max_bytes));
         if let Some(b) = self.memory_per_game_bytes {
             out += &format!(
-                "memory per game  {:.1} KiB (rss at peak − rss before, over {} games)\n",
+                "memory per game  {:.1} KiB (rss at peak − rss before, over the {} games the server added)\n",
                 b as f64 / 1024.0,
-                self.games
+                self.stats_peak.live.saturating_sub(self.stats_start.live)
             );
         }
         out += &format!(
@@ -310,6 +311,9 @@ pub async fn run_async(config: &LoadConfig) -> Result<LoadReport, LoadError> {
     let duration = config.duration.as_secs_f64();
     let c = &ctx.counters;
     let errors = c.errors.load(Ordering::Relaxed);
+    // The server's own count, so that several generators against one server each report the
+    // memory of every game it holds, not only of their own.
+    let live_added = stats_peak.live.saturating_sub(stats_start.live);
     if stats_peak.rss_bytes == 0 {
         notes.push("the server reports no resident memory (not Linux?)".into());
     }
@@ -335,7 +339,7 @@ pub async fn run_async(config: &LoadConfig) -> Result<LoadReport, LoadError> {
         games_started: c.games_started.load(Ordering::Relaxed),
         games_finished: c.games_finished.load(Ordering::Relaxed),
         memory_per_game_bytes: (stats_peak.rss_bytes > 0 && stats_start.rss_bytes > 0).then(|| {
-            (stats_peak.rss_bytes as i64 - stats_start.rss_bytes as i64) / config.games as i64
+            (stats_peak.rss_bytes as i64 - stats_start.rss_bytes as i64) / live_added.max(1) as i64
         }),
         stats_start,
         stats_peak,

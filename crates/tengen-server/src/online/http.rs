@@ -26,8 +26,8 @@ const MAX_CHAT: usize = 300;
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
 /// How often the server pings, and how long it waits for any sign of life before it closes a
 /// connection whose other end vanished without a word (so the player is marked gone).
-const PING_EVERY: Duration = Duration::from_secs(20);
-const SILENT_LIMIT: Duration = Duration::from_secs(60);
+const PING_EVERY: Duration = Duration::from_secs(30);
+const SILENT_LIMIT: Duration = Duration::from_secs(90);
 
 /// The online routes, to merge into the app's router.
 pub fn router(online: Online) -> Router {
