@@ -64,8 +64,13 @@ async function createOnline(page, { name, color = 'black', clock = 'none', rule 
   await page.selectOption('select[name=color]', color);
   await page.fill('input[name=player]', name);
   await page.check('input[name=listed]');
+  // The link field still names the page's previous online game, if any: wait for a new one.
+  const before = await page.inputValue('#invite-link');
   await page.click('#start');
-  await page.waitForFunction(() => /#online=/.test(document.getElementById('invite-link').value), null, WAIT);
+  await page.waitForFunction((old) => {
+    const link = document.getElementById('invite-link').value;
+    return /#online=/.test(link) && link !== old;
+  }, before, WAIT);
   return page.inputValue('#invite-link');
 }
 
