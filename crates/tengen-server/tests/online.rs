@@ -204,6 +204,12 @@ fn moves(n: usize) -> impl Fn(&GameState) -> bool {
     move |s| s.moves.len() == n
 }
 
+/// A request of this kind is open (an earlier request of another kind may still be in the
+/// client's last state).
+fn asked(kind: RequestKind) -> impl Fn(&GameState) -> bool {
+    move |s| s.request.as_ref().is_some_and(|r| r.kind == kind)
+}
+
 /// Black (first) makes five on row 8 while white plays row 9.
 const BLACK: [&str; 5] = ["d8", "e8", "f8", "g8", "h8"];
 const WHITE: [&str; 4] = ["d9", "e9", "f9", "g9"];
@@ -335,6 +341,9 @@ async fn takeback_accepted_and_declined() {
     black.send(ClientMsg::Decline).await;
     let s = white.state(|s| s.request.is_none()).await;
     assert_eq!(s.moves.len(), 3);
+    // Black, too, sees the request gone, so the next request it waits for is the new one (not
+    // the declined one still in its last state).
+    black.state(|s| s.request.is_none()).await;
     while white.notices.is_empty() {
         white.next().await.expect("notice");
     }
@@ -387,7 +396,7 @@ async fn draw_resign_rematch_and_chat() {
             kind: RequestKind::Draw,
         })
         .await;
-    white.state(|s| s.request.is_some()).await;
+    white.state(asked(RequestKind::Draw)).await;
     white.send(ClientMsg::Accept).await;
     let s = watcher.state(|s| s.outcome.is_some()).await;
     let out = s.outcome.expect("drawn");
@@ -404,7 +413,7 @@ async fn draw_resign_rematch_and_chat() {
             kind: RequestKind::Rematch,
         })
         .await;
-    black.state(|s| s.request.is_some()).await;
+    black.state(asked(RequestKind::Rematch)).await;
     black.send(ClientMsg::Accept).await;
     let s = watcher.state(|s| s.rematch.is_some()).await;
     let next = s.rematch.expect("rematch id");

@@ -342,8 +342,10 @@ impl Actor {
                     let _ = reply.send(Err(JoinError::Store(e)));
                     return;
                 }
-                let _ = reply.send(Ok(role(s)));
+                // The lobby's summary changes before the joiner hears back, so whoever reads
+                // the lobby after a join already sees the game as live.
                 self.broadcast_state();
+                let _ = reply.send(Ok(role(s)));
             }
             Cmd::State { reply } => {
                 let _ = reply.send(self.state(now));
