@@ -18,7 +18,7 @@ pub enum Level {
     Beginner,
     /// Looks four plies ahead and sometimes prefers a natural move.
     Intermediate,
-    /// Full search, capped in depth and time.
+    /// Full search with a quarter of the master's time (at most 1.5 s) and ten plies.
     Expert,
     /// Full strength: every bit of the time it is given.
     Master,
@@ -74,10 +74,13 @@ impl Level {
                 time: Some(budget.min(Duration::from_millis(250))),
                 multipv: 2,
             },
+            // The master's search with a quarter of its time (at most 1.5 s) and at most ten
+            // plies: the same judgement, so it never plays nonsense, but a shorter look ahead,
+            // so it loses the long fights against the master.
             Level::Expert => Limits {
                 depth: Some(10),
                 nodes: None,
-                time: Some(budget.min(Duration::from_secs(3))),
+                time: Some((budget / 4).min(Duration::from_millis(1500))),
                 multipv: 1,
             },
             Level::Master => Limits {

@@ -16,12 +16,16 @@ const TURN_MS: u64 = 200;
 const WAIT: Duration = Duration::from_secs(5);
 
 fn tengen(args: &[&str], rule: Rule) -> Client {
+    tengen_with_turn(args, rule, TURN_MS)
+}
+
+fn tengen_with_turn(args: &[&str], rule: Rule, turn_ms: u64) -> Client {
     let mut brain = Client::spawn(BRAIN, args).expect("pbrain-tengen starts");
     brain
         .start(BoardSize::STANDARD, WAIT)
         .expect("OK to START 15");
     brain
-        .info(&Info::TimeoutTurn(TURN_MS))
+        .info(&Info::TimeoutTurn(turn_ms))
         .expect("INFO timeout_turn");
     brain
         .info(&Info::Rule(rule.gomocup_bits()))
@@ -100,17 +104,25 @@ fn tengen_plays_itself_to_the_end_under_renju() {
     );
 }
 
+/// The expert level's time for a move here: a quarter of a 2 s turn's budget.
+const EXPERT_TURN_MS: u64 = 2_000;
+
 #[test]
-fn tengen_beats_classicbot_with_either_colour() {
-    for tengen_black in [true, false] {
+fn the_expert_level_beats_classicbot_with_either_colour_under_freestyle_and_renju() {
+    for (rule, tengen_black) in [
+        (Rule::Freestyle, true),
+        (Rule::Freestyle, false),
+        (Rule::Renju, true),
+        (Rule::Renju, false),
+    ] {
         let Some(mut bot) = classicbot() else {
             return;
         };
-        let mut brain = tengen(&[], Rule::Freestyle);
+        let mut brain = tengen_with_turn(&["--level", "expert"], rule, EXPERT_TURN_MS);
         let game = if tengen_black {
-            play(&mut brain, &mut bot, Rule::Freestyle)
+            play(&mut brain, &mut bot, rule)
         } else {
-            play(&mut bot, &mut brain, Rule::Freestyle)
+            play(&mut bot, &mut brain, rule)
         };
         let tengen_colour = if tengen_black {
             Color::Black
@@ -119,7 +131,7 @@ fn tengen_beats_classicbot_with_either_colour() {
         };
         let outcome = game.outcome().expect("the game is over");
         eprintln!(
-            "against classicbot: {outcome} in {} moves",
+            "against classicbot under {rule:?}: {outcome} in {} moves",
             game.moves().len()
         );
         assert_eq!(
