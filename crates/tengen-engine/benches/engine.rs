@@ -97,7 +97,8 @@ fn benches(c: &mut Criterion) {
     let solve_all = |set: &[(Board, Color)]| {
         let mut engine = Engine::new(1);
         for (board, side) in set {
-            black_box(engine.find_vcf(board, Rule::Renju, *side, 60, &Limits::default(), &stop));
+            // The fours the puzzle test allows (tests/vcf.rs): solved, not cut off.
+            black_box(engine.find_vcf(board, Rule::Renju, *side, 120, &Limits::default(), &stop));
         }
     };
     c.bench_function(
