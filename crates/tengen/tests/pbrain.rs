@@ -104,7 +104,7 @@ fn tengen_plays_itself_to_the_end_under_renju() {
     );
 }
 
-/// The expert level's time for a move here: a quarter of a 2 s turn's budget.
+/// A 2 s turn: the expert level thinks for a quarter of its budget, about 450 ms a move.
 const EXPERT_TURN_MS: u64 = 2_000;
 
 #[test]
