@@ -1,7 +1,6 @@
 //! The search: iterative deepening PVS alpha-beta over the engine's position, with a
 //! transposition table, threat-aware move generation, VCF at the leaves, and multi-PV at the root.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -23,8 +22,9 @@ const MAX_PLY: usize = 128;
 pub(crate) enum Gen {
     /// A five right now.
     Five(Sq),
-    /// The opponent has two fives to make, or one we may not block: lost next move.
-    Lost(Option<Sq>),
+    /// Lost whatever we do, the opponent's five coming this many plies from now: two fives to
+    /// make (or one we may not block), or threats no move of ours holds. The move shown delays.
+    Lost(Option<Sq>, i32),
     /// A straight four or double four, with no five for the opponent to answer: won in three.
     FlexFour(Sq),
     /// The moves worth searching, best-looking first, and what forced them.
@@ -56,7 +56,7 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     }
     let mut op_fives: Vec<Sq> = Vec::new();
     let mut my_flex = None;
-    let mut op_flex = None;
+    let mut op_flex: Vec<Sq> = Vec::new();
     let mut moves: Vec<(Sq, Info, Info)> = Vec::with_capacity(scratch.len());
     for &sq in scratch.iter() {
         let a = info(pos, sq, me);
@@ -67,8 +67,8 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         if b.five {
             op_fives.push(sq);
         }
-        if b.flex_four() && op_flex.is_none() {
-            op_flex = Some(sq);
+        if b.flex_four() {
+            op_flex.push(sq);
         }
         if a.forbidden {
             continue;
@@ -87,23 +87,49 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
                 .iter()
                 .copied()
                 .find(|f| moves.iter().any(|m| m.0 == *f));
-            return Gen::Lost(block.or(moves.first().map(|m| m.0)));
+            return Gen::Lost(block.or(moves.first().map(|m| m.0)), 2);
         }
     }
     if let Some(sq) = my_flex {
         return Gen::FlexFour(sq);
     }
-    let forced = if op_flex.is_some() {
-        Forced::Three
-    } else {
+    let forced = if op_flex.is_empty() {
         Forced::No
-    };
-    if let Some(f) = op_flex {
-        // Only a stone on a line through the threat point (within reach) or a four of our own
-        // can stop an open four being made there.
+    } else {
+        // The opponent threatens a straight four (or a double four). Only a four of our own or
+        // a stone that leaves none of those points a winning four can hold. A stone can only
+        // matter on a line through every threat point, which is cheap to test first; then
+        // each survivor is tried on the board. A stone never gives the opponent a new threat,
+        // so checking the old points is exact.
         let deltas = pos.deltas;
-        moves.retain(|(sq, a, _)| a.any_four() || *sq == f || on_lines(f, *sq, &deltas));
-    }
+        let delay = op_flex
+            .iter()
+            .copied()
+            .find(|f| moves.iter().any(|m| m.0 == *f))
+            .or(moves.first().map(|m| m.0));
+        moves.retain(|(sq, a, _)| {
+            a.any_four()
+                || op_flex
+                    .iter()
+                    .all(|&f| *sq == f || on_lines(f, *sq, &deltas))
+        });
+        moves.retain(|&(sq, a, _)| {
+            if a.any_four() {
+                return true;
+            }
+            pos.make(sq);
+            let holds = op_flex
+                .iter()
+                .all(|&f| !pos.is_empty(f) || !info(pos, f, op).flex_four());
+            pos.unmake();
+            holds
+        });
+        if moves.is_empty() {
+            // Nothing holds: the opponent makes the straight four, we move, the five follows.
+            return Gen::Lost(delay, 4);
+        }
+        Forced::Three
+    };
     let scored: Vec<(Sq, i32)> = moves
         .into_iter()
         .map(|(sq, a, b)| (sq, a.weight + b.weight * 4 / 5))
@@ -136,7 +162,8 @@ pub(crate) struct Searcher<'a> {
     pub aborted: bool,
     killers: Vec<[u32; 2]>,
     history: Vec<i32>,
-    vcf_fail: HashMap<u64, u8>,
+    /// Positions where a VCF failed, and to what depth: a fixed-size table indexed by hash.
+    vcf_fail: Vec<u64>,
     scratch: Vec<Vec<Sq>>,
     pub seldepth: u32,
     pub completed_depth: u32,
@@ -148,6 +175,9 @@ pub(crate) struct Searcher<'a> {
     node_cap: Option<u64>,
     time_cap: Option<std::time::Duration>,
 }
+
+/// Slots of the failed-VCF table (a power of two: 8 MB).
+const VCF_FAIL_SLOTS: usize = 1 << 20;
 
 /// Nodes the root VCT may spend before the main search takes over.
 const ROOT_VCT_NODES: u64 = 150_000;
@@ -170,7 +200,7 @@ impl<'a> Searcher<'a> {
             aborted: false,
             killers: vec![[NO_MOVE; 2]; MAX_PLY + 1],
             history: vec![0; cells],
-            vcf_fail: HashMap::new(),
+            vcf_fail: vec![0; VCF_FAIL_SLOTS],
             scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             seldepth: 0,
             completed_depth: 0,
@@ -257,9 +287,9 @@ impl<'a> Searcher<'a> {
                 pv.push(sq);
                 return WIN - (ply as i32 + 1);
             }
-            Gen::Lost(sq) => {
+            Gen::Lost(sq, plies) => {
                 pv.extend(sq);
-                return -(WIN - (ply as i32 + 2));
+                return -(WIN - (ply as i32 + plies));
             }
             Gen::FlexFour(sq) => {
                 pv.push(sq);
@@ -303,7 +333,7 @@ impl<'a> Searcher<'a> {
         if horizon {
             return self.leaf(ply, pv);
         }
-        // Step 6: move ordering: the table's move, then killers, then pattern weight + history.
+        // Step 7: move ordering: the table's move, then killers, then pattern weight + history.
         let killers = self.killers[ply.min(MAX_PLY)];
         for m in moves.iter_mut() {
             let s = m.0 as u32;
@@ -315,9 +345,10 @@ impl<'a> Searcher<'a> {
             m.1 += self.history.get(m.0).copied().unwrap_or(0).min(1 << 15);
         }
         moves.sort_by_key(|m| std::cmp::Reverse(m.1));
-        // Step 7: breadth: far-down quiet moves rarely matter in five in a row; the depth left
-        // decides how many are looked at.
-        if forced == Forced::No && ply > 0 {
+        // Step 8: breadth: far-down quiet moves rarely matter in five in a row; the depth left
+        // decides how many are looked at. Forced nodes keep every move.
+        let quiet = forced == Forced::No;
+        if quiet && ply > 0 {
             let keep = (8 + 4 * depth.max(0) as usize).min(moves.len());
             moves.truncate(keep);
         }
@@ -332,13 +363,14 @@ impl<'a> Searcher<'a> {
         let mut child = Vec::new();
         for (i, &(sq, _)) in moves.iter().enumerate() {
             self.pos.make(sq);
-            // Step 8: PVS: the first move gets the full window, the rest a null window first,
-            // late quiet moves also a reduced depth, re-searched when they beat alpha.
+            // Step 9: PVS: the first move gets the full window, the rest a null window
+            // first, late quiet moves also a reduced depth, re-searched when they beat
+            // alpha.
             let mut score;
             if i == 0 {
                 score = -self.search(new_depth, ply + 1, -beta, -alpha, &mut child);
             } else {
-                let reduce = if forced == Forced::No && depth >= 3 && i >= 4 {
+                let reduce = if quiet && depth >= 3 && i >= 4 {
                     1 + (i >= 12) as i32
                 } else {
                     0
@@ -377,7 +409,7 @@ impl<'a> Searcher<'a> {
                 break;
             }
         }
-        // Step 9: store what was learnt, with mate scores made relative to this node.
+        // Step 11: store what was learnt, with mate scores made relative to this node.
         let bound = if best >= beta {
             Bound::Lower
         } else if best > alpha0 {
@@ -401,7 +433,7 @@ impl<'a> Searcher<'a> {
         if self.leaf_vcf > 0 {
             let mut line = Vec::new();
             if self.vcf(self.leaf_vcf, &mut line) {
-                let score = WIN - (ply as i32 + line.len() as i32);
+                let score = WIN - (ply as i32 + self.plies_to_five(&line));
                 pv.extend(line);
                 return score;
             }
@@ -414,12 +446,15 @@ impl<'a> Searcher<'a> {
     pub(crate) fn vcf(&mut self, depth: u32, line: &mut Vec<Sq>) -> bool {
         let attacker = self.pos.side();
         let key = self.pos.hash();
-        if self.vcf_fail.get(&key).is_some_and(|&d| d as u32 >= depth) {
+        let slot = (key as usize) & (VCF_FAIL_SLOTS - 1);
+        let known = self.vcf_fail[slot];
+        // The low byte holds the depth that failed, the rest the key's high bits.
+        if known & !0xff == key & !0xff && (known & 0xff) as u32 >= depth {
             return false;
         }
         let found = self.vcf_inner(attacker, depth, line);
         if !found && !self.aborted {
-            self.vcf_fail.insert(key, depth.min(255) as u8);
+            self.vcf_fail[slot] = key & !0xff | u64::from(depth.min(255));
         }
         found
     }
@@ -528,6 +563,24 @@ impl<'a> Searcher<'a> {
                 ok
             }
         }
+    }
+
+    // Plies from the side to move to its five along a won `line`. A line may end on a four
+    // that cannot be stopped (two fives to make, or a block forbidden to black): the defender's
+    // move and the five then still come, two plies the line does not show.
+    fn plies_to_five(&mut self, line: &[Sq]) -> i32 {
+        let Some((&last, before)) = line.split_last() else {
+            return 0;
+        };
+        for &sq in before {
+            self.pos.make(sq);
+        }
+        let side = self.pos.side();
+        let five = info(&mut self.pos, last, side).five;
+        for _ in before {
+            self.pos.unmake();
+        }
+        line.len() as i32 + if five { 0 } else { 2 }
     }
 
     /// Victory by continuous threats (fours and open threes) for the side to move, within
@@ -680,7 +733,9 @@ impl<'a> Searcher<'a> {
             .filter(|&sq| sq == f || on_lines(f, sq, &deltas) || counter_fours.contains(&sq))
             .collect();
         defences.retain(|&sq| !info(&mut self.pos, sq, defender).forbidden);
-        let mut first_line: Option<Vec<Sq>> = None;
+        // The line kept is the longest: the defender picks the defence that lasts, so the win's
+        // announced length is that of the longest defence, never shorter.
+        let mut longest: Option<Vec<Sq>> = None;
         for d in defences {
             self.pos.make(d);
             let won = self.attack(attacker, depth, &mut sub);
@@ -688,13 +743,13 @@ impl<'a> Searcher<'a> {
             if !won || self.aborted {
                 return false;
             }
-            if first_line.is_none() {
+            if longest.as_ref().is_none_or(|l| sub.len() + 1 > l.len()) {
                 let mut l = vec![d];
                 l.append(&mut sub);
-                first_line = Some(l);
+                longest = Some(l);
             }
         }
-        line.extend(first_line.unwrap_or_default());
+        line.extend(longest.unwrap_or_default());
         true
     }
 
@@ -743,7 +798,7 @@ impl<'a> Searcher<'a> {
             if found && !self.aborted {
                 let lines = vec![Line {
                     moves: line.iter().map(|&s| self.pos.point(s)).collect(),
-                    score: Score::from_internal(WIN - line.len() as i32),
+                    score: Score::from_internal(WIN - self.plies_to_five(&line)),
                 }];
                 on_info(&SearchInfo {
                     depth: 0,
@@ -834,7 +889,7 @@ impl<'a> Searcher<'a> {
         let mut scratch = Vec::new();
         let sq = match generate(&mut self.pos, &mut scratch) {
             Gen::Five(sq) | Gen::FlexFour(sq) => Some(sq),
-            Gen::Lost(sq) => sq,
+            Gen::Lost(sq, _) => sq,
             Gen::Moves(m, _) => m.iter().max_by_key(|m| m.1).map(|m| m.0),
         };
         sq.map(|sq| Line {
@@ -868,12 +923,12 @@ impl<'a> Searcher<'a> {
                     v => (v, Forced::No),
                 }
             }
-            Gen::Lost(sq) => {
+            Gen::Lost(sq, plies) => {
                 let Some(sq) = sq.filter(|s| !excluded.contains(s)) else {
                     return -INF;
                 };
                 pv.push(sq);
-                return -(WIN - 2);
+                return -(WIN - plies);
             }
             Gen::Moves(m, forced) => (m, forced),
         };

@@ -64,6 +64,10 @@ pub(crate) fn info(pos: &mut Position, sq: Sq, c: Color) -> Info {
         && (overline || i.fours >= 2 || i.threes >= 2)
     {
         i.forbidden = forbidden(pos, sq);
+        if i.forbidden {
+            // Black cannot play here, so neither side gains by looking at it.
+            i.weight = 0;
+        }
     }
     i
 }
