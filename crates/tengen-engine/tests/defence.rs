@@ -1,0 +1,85 @@
+//! The engine holds against prepared attacks: in every position of `tests/data/defence.txt` the
+//! opponent would win by continuous fours were it his move, and the move played in the game let
+//! him. The file lists every move that holds (checked by a VCF of 20 fours and a 400,000-node
+//! search of the opponent's side, see `examples/defence_positions.rs`).
+//!
+//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 13 of 23 at
+//! 200,000 nodes (the master before the exact open-three defence held 9), so the test keeps that
+//! floor, at least half, and prints every position it does not hold; raise it as the defence
+//! improves. In some of the positions the engine proves every move lost to threats deeper
+//! than the set's own check sees, so not all of the listed holds may be real.
+
+use std::sync::atomic::AtomicBool;
+
+use tengen_engine::{Engine, Limits};
+use tengen_rules::{BoardSize, Game, Rule, parse_point, point_name};
+
+/// Nodes the engine gets for each position.
+const NODES: u64 = 200_000;
+
+struct Case {
+    rule: Rule,
+    moves: String,
+    lost: String,
+    holds: Vec<String>,
+}
+
+fn cases() -> Vec<Case> {
+    let text = include_str!("data/defence.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('|').map(str::trim).collect();
+            assert_eq!(f.len(), 4, "four fields in {l:?}");
+            Case {
+                rule: f[0].parse().expect("a rule"),
+                moves: f[1].to_string(),
+                lost: f[2].to_string(),
+                holds: f[3].split_whitespace().map(String::from).collect(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn holds_against_prepared_attacks() {
+    let cases = cases();
+    assert!(cases.len() >= 20, "the set has {} positions", cases.len());
+    let size = BoardSize::STANDARD;
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        nodes: Some(NODES),
+        ..Limits::default()
+    };
+    let mut failed = Vec::new();
+    for case in &cases {
+        let mut game = Game::new(size, case.rule);
+        for m in case.moves.split_whitespace() {
+            game.play(parse_point(size, m).expect("a point"))
+                .expect("a legal move");
+        }
+        let mut engine = Engine::new(16);
+        let best = engine
+            .search_game(&game, &limits, &stop, &mut |_| {})
+            .best()
+            .map(|p| point_name(size, p))
+            .unwrap_or_default();
+        if !case.holds.contains(&best) {
+            failed.push(format!(
+                "{} {}: played {best} (the game's {} lost too), holding: {}",
+                case.rule,
+                case.moves,
+                case.lost,
+                case.holds.join(" ")
+            ));
+        }
+    }
+    let held = cases.len() - failed.len();
+    eprintln!("held {held} of {}", cases.len());
+    assert!(
+        held * 2 >= cases.len(),
+        "held {held} of {}:\n{}",
+        cases.len(),
+        failed.join("\n")
+    );
+}
