@@ -618,18 +618,24 @@ impl Solver {
         }
     }
 
-    /// Attacker to move: a five within `plies` against every defence?
-    fn attack(&mut self, plies: u32) -> bool {
+    /// What an attacker's node is known to give before any move is tried: out of budget, a
+    /// five to make now, too few plies for more, or a remembered result.
+    fn settled(&mut self, node: Node, plies: u32) -> Option<bool> {
         if !self.tick() {
-            return false;
+            return Some(false);
         }
         if !self.five_points(self.att).is_empty() {
-            return true;
+            return Some(true);
         }
         if plies < 3 {
-            return false;
+            return Some(false);
         }
-        if let Some(won) = self.lookup(Node::Attack, plies) {
+        self.lookup(node, plies)
+    }
+
+    /// Attacker to move: a five within `plies` against every defence?
+    fn attack(&mut self, plies: u32) -> bool {
+        if let Some(won) = self.settled(Node::Attack, plies) {
             return won;
         }
         let won = self.attack_inner(plies);
@@ -733,16 +739,7 @@ impl Solver {
 
     /// Attacker to move, fours only: a victory by continuous fours within `plies`?
     fn vcf(&mut self, plies: u32) -> bool {
-        if !self.tick() {
-            return false;
-        }
-        if !self.five_points(self.att).is_empty() {
-            return true;
-        }
-        if plies < 3 {
-            return false;
-        }
-        if let Some(won) = self.lookup(Node::Vcf, plies) {
+        if let Some(won) = self.settled(Node::Vcf, plies) {
             return won;
         }
         let mut fours = match self.five_points(self.def).as_slice() {
