@@ -243,7 +243,7 @@ impl Engine {
 impl Engine {
     /// Looks for a victory by continuous threats (fours and open threes) for the side to move,
     /// using at most `max_threes` open threes. Returns the first threat and the line played
-    /// against the first defence tried (every defence loses).
+    /// against the longest-lasting defence (every defence loses).
     pub fn find_vct(
         &mut self,
         board: &Board,

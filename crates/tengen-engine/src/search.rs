@@ -333,7 +333,7 @@ impl<'a> Searcher<'a> {
         if horizon {
             return self.leaf(ply, pv);
         }
-        // Step 7: move ordering: the table's move, then killers, then pattern weight + history.
+        // Step 6: move ordering: the table's move, then killers, then pattern weight + history.
         let killers = self.killers[ply.min(MAX_PLY)];
         for m in moves.iter_mut() {
             let s = m.0 as u32;
@@ -345,10 +345,9 @@ impl<'a> Searcher<'a> {
             m.1 += self.history.get(m.0).copied().unwrap_or(0).min(1 << 15);
         }
         moves.sort_by_key(|m| std::cmp::Reverse(m.1));
-        // Step 8: breadth: far-down quiet moves rarely matter in five in a row; the depth left
-        // decides how many are looked at. Forced nodes keep every move.
-        let quiet = forced == Forced::No;
-        if quiet && ply > 0 {
+        // Step 7: breadth: far-down quiet moves rarely matter in five in a row; the depth left
+        // decides how many are looked at.
+        if forced == Forced::No && ply > 0 {
             let keep = (8 + 4 * depth.max(0) as usize).min(moves.len());
             moves.truncate(keep);
         }
@@ -363,14 +362,13 @@ impl<'a> Searcher<'a> {
         let mut child = Vec::new();
         for (i, &(sq, _)) in moves.iter().enumerate() {
             self.pos.make(sq);
-            // Step 9: PVS: the first move gets the full window, the rest a null window
-            // first, late quiet moves also a reduced depth, re-searched when they beat
-            // alpha.
+            // Step 8: PVS: the first move gets the full window, the rest a null window first,
+            // late quiet moves also a reduced depth, re-searched when they beat alpha.
             let mut score;
             if i == 0 {
                 score = -self.search(new_depth, ply + 1, -beta, -alpha, &mut child);
             } else {
-                let reduce = if quiet && depth >= 3 && i >= 4 {
+                let reduce = if forced == Forced::No && depth >= 3 && i >= 4 {
                     1 + (i >= 12) as i32
                 } else {
                     0
@@ -409,7 +407,7 @@ impl<'a> Searcher<'a> {
                 break;
             }
         }
-        // Step 11: store what was learnt, with mate scores made relative to this node.
+        // Step 9: store what was learnt, with mate scores made relative to this node.
         let bound = if best >= beta {
             Bound::Lower
         } else if best > alpha0 {
@@ -585,7 +583,7 @@ impl<'a> Searcher<'a> {
 
     /// Victory by continuous threats (fours and open threes) for the side to move, within
     /// `depth` own threats beyond its fours. On success `line` holds the first threat and, after
-    /// it, the line played against the first of the defences (every defence loses).
+    /// it, the line played against the longest-lasting defence (every defence loses).
     pub(crate) fn vct(&mut self, depth: u32, line: &mut Vec<Sq>) -> bool {
         let attacker = self.pos.side();
         self.attack(attacker, depth, line)
