@@ -9,6 +9,68 @@ use crate::pattern::{BLACK, EDGE, EMPTY, FiveKind, KEYS, Pat, PatTable, REACH, W
 /// Weight of each line pattern in the evaluation, by `Pat as usize`.
 const WEIGHT: [i32; 10] = [0, 2, 6, 6, 20, 24, 60, 80, 160, 0];
 
+/// Number of [`Combo`] kinds.
+pub(crate) const COMBOS: usize = 7;
+
+/// What a move makes across its four lines together, weakest first. Counted per colour over the
+/// empty cells, it tells the evaluation which threats are one move from a win.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+#[repr(u8)]
+pub(crate) enum Combo {
+    /// No four and no open three.
+    None = 0,
+    /// One open three.
+    Three = 1,
+    /// One four.
+    Four = 2,
+    /// Two open threes: a straight four next on one of them unless a stone stops both.
+    DoubleThree = 3,
+    /// A four and an open three: the block of the four leaves a straight four to make.
+    FourThree = 4,
+    /// A straight four or two fours: wins whatever the answer.
+    FlexFour = 5,
+    /// A five.
+    Five = 6,
+}
+
+impl Combo {
+    /// The combination of four line patterns; `restricted` for black under renju, whose double
+    /// threes, double fours and overlines are forbidden (counted as nothing; the exact test with
+    /// its recursion is left to the move generator).
+    #[inline]
+    pub(crate) fn of(pats: [Pat; 4], restricted: bool) -> Combo {
+        let mut fours = 0;
+        let mut threes = 0;
+        let mut open_four = false;
+        let mut overline = false;
+        for p in pats {
+            match p {
+                Pat::Five => return Combo::Five,
+                Pat::FourOpen => {
+                    fours += 1;
+                    open_four = true;
+                }
+                Pat::FourDouble => fours += 2,
+                Pat::Four => fours += 1,
+                Pat::ThreeOpen => threes += 1,
+                Pat::Overline => overline = true,
+                _ => {}
+            }
+        }
+        if restricted && (overline || fours >= 2 || threes >= 2) {
+            return Combo::None;
+        }
+        match (fours, threes) {
+            _ if open_four || fours >= 2 => Combo::FlexFour,
+            (1, t) if t >= 1 => Combo::FourThree,
+            (1, _) => Combo::Four,
+            (0, t) if t >= 2 => Combo::DoubleThree,
+            (0, 1) => Combo::Three,
+            _ => Combo::None,
+        }
+    }
+}
+
 /// Extra rows and columns of edge around a bounded board, so line reads never leave the grid.
 const PAD: i32 = REACH as i32;
 /// Room left around the stones of the unbounded board, which the engine sees as a finite window.
@@ -71,6 +133,13 @@ pub(crate) struct Position {
     fives: [u32; 2],
     fours: [u32; 2],
     open_fours: [u32; 2],
+    /// Each empty cell's combined threat per colour (`combos[sq * 2 + colour]`, a [`Combo`]), and
+    /// per colour how many cells hold each kind: what the lines make together, which no single
+    /// line shows (a four with an open three, two open threes).
+    combos: Vec<Combo>,
+    combo_counts: [[u32; COMBOS]; 2],
+    /// Black's double threes and double fours count as nothing under renju: they are forbidden.
+    black_restricted: bool,
     table: PatTable,
     /// Steps between neighbours along the four directions.
     pub(crate) deltas: [isize; 4],
@@ -123,6 +192,10 @@ impl Position {
             fives: [0; 2],
             fours: [0; 2],
             open_fours: [0; 2],
+            combos: vec![Combo::None; n * 2],
+            // Every cell starts with no threat.
+            combo_counts: [[n as u32, 0, 0, 0, 0, 0, 0]; 2],
+            black_restricted: rule == Rule::Renju,
             table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
@@ -267,9 +340,35 @@ impl Position {
         for (c, new) in both.into_iter().enumerate() {
             let slot = (sq * 2 + c) * 4 + d;
             let old = std::mem::replace(&mut self.pats[slot], new);
+            // Most stones change little at a distance: nothing to recount.
+            if old == new {
+                continue;
+            }
             self.score[c] += WEIGHT[new as usize] - WEIGHT[old as usize];
             self.count(c, old, -1);
             self.count(c, new, 1);
+            // Only open threes and up (and overlines) take part in a combination.
+            if old.max(new) >= Pat::ThreeOpen {
+                self.set_combo(sq, c);
+            }
+        }
+    }
+
+    // Re-derives the combined threat of `c` (an index) on the empty `sq` from its four lines.
+    #[inline]
+    fn set_combo(&mut self, sq: Sq, c: usize) {
+        let i = (sq * 2 + c) * 4;
+        let pats = [
+            self.pats[i],
+            self.pats[i + 1],
+            self.pats[i + 2],
+            self.pats[i + 3],
+        ];
+        let new = Combo::of(pats, c == 0 && self.black_restricted);
+        let old = std::mem::replace(&mut self.combos[sq * 2 + c], new);
+        if old != new {
+            self.combo_counts[c][old as usize] -= 1;
+            self.combo_counts[c][new as usize] += 1;
         }
     }
 
@@ -288,7 +387,16 @@ impl Position {
                 self.score[c] -= WEIGHT[old as usize];
                 self.count(c, old, -1);
             }
+            let old = std::mem::replace(&mut self.combos[sq * 2 + c], Combo::None);
+            self.combo_counts[c][old as usize] -= 1;
+            self.combo_counts[c][Combo::None as usize] += 1;
         }
+    }
+
+    /// How many empty cells give `c` the combined threat `k`.
+    #[inline]
+    pub(crate) fn combo_count(&self, c: Color, k: Combo) -> u32 {
+        self.combo_counts[ci(c)][k as usize]
     }
 
     #[inline]
@@ -435,6 +543,93 @@ impl Position {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengen_rules::BoardSize;
+
+    // Every colour's combination counts, recounted from the cells' patterns.
+    fn recount(pos: &Position) -> [[u32; COMBOS]; 2] {
+        let mut counts = [[0; COMBOS]; 2];
+        let cells = pos.cells.len();
+        for sq in 0..cells {
+            for (c, count) in counts.iter_mut().enumerate() {
+                let i = (sq * 2 + c) * 4;
+                let pats = [
+                    pos.pats[i],
+                    pos.pats[i + 1],
+                    pos.pats[i + 2],
+                    pos.pats[i + 3],
+                ];
+                let kind = if pos.cells[sq] == EMPTY {
+                    Combo::of(pats, c == 0 && pos.black_restricted)
+                } else {
+                    Combo::None
+                };
+                count[kind as usize] += 1;
+            }
+        }
+        counts
+    }
+
+    #[test]
+    fn combinations_of_line_patterns() {
+        use Pat::*;
+        let of = |p: [Pat; 4], r| Combo::of(p, r);
+        assert_eq!(of([Four, ThreeOpen, None, Two], false), Combo::FourThree);
+        assert_eq!(
+            of([ThreeOpen, ThreeOpen, None, None], false),
+            Combo::DoubleThree
+        );
+        assert_eq!(of([Four, Four, None, None], false), Combo::FlexFour);
+        assert_eq!(of([FourOpen, None, None, None], false), Combo::FlexFour);
+        assert_eq!(of([Five, Four, Four, None], true), Combo::Five);
+        // Forbidden to black under renju: no threat at all.
+        assert_eq!(of([ThreeOpen, ThreeOpen, None, None], true), Combo::None);
+        assert_eq!(of([Four, Four, None, None], true), Combo::None);
+        assert_eq!(of([Overline, ThreeOpen, Four, None], true), Combo::None);
+        // A four with one open three stays black's to play.
+        assert_eq!(of([Four, ThreeOpen, None, None], true), Combo::FourThree);
+        assert_eq!(of([Three, TwoOpen, Two, None], false), Combo::None);
+    }
+
+    #[test]
+    fn combination_counts_follow_moves_and_take_backs() {
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let board = Board::new(BoardSize::STANDARD);
+            let mut pos = Position::new(&board, rule, Color::Black);
+            // A fixed pseudo-random walk around the centre: dense enough for threes and fours.
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            let mut played = 0;
+            let mut forks_seen = 0;
+            for step in 0..400 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let p = Point::new(4 + (seed % 7) as i32, 4 + (seed / 7 % 7) as i32);
+                let sq = pos.sq(p).expect("on the board");
+                if pos.is_empty(sq) && played < 30 {
+                    pos.make(sq);
+                    played += 1;
+                } else if step % 3 == 0 && played > 0 {
+                    pos.unmake();
+                    played -= 1;
+                }
+                assert_eq!(
+                    pos.combo_counts,
+                    recount(&pos),
+                    "{rule:?} after step {step}"
+                );
+                forks_seen += (pos.combo_count(Color::White, Combo::DoubleThree)
+                    + pos.combo_count(Color::White, Combo::FourThree)
+                    > 0) as u32;
+            }
+            // The walk must reach positions with forks, or the test shows nothing.
+            assert!(forks_seen > 0, "{rule:?}: no fork ever arose");
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tengen_rules::Color;
 
-use crate::position::{Position, Sq};
+use crate::position::{Combo, Position, Sq};
 use crate::threat::{Info, info};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
 use crate::{Limits, Line, Score, SearchInfo};
@@ -145,11 +145,26 @@ fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
         .any(|&d| (1..=5).any(|k| diff == d * k || diff == -d * k))
 }
 
+/// A double three or a four-three to make for the side to move, against an opponent with no
+/// four to gain a tempo: nearly always a win, which the VCF at the leaves cannot see when the
+/// attack starts with an open three. Measured against the evaluation without the two fork
+/// terms: +120 ± 67 Elo in freestyle, +151 ± 69 in renju (self-play, 120 games each, 300 ms).
+const FORK_TO_MAKE: i32 = 800;
+/// Each of the opponent's double-three and four-three points (three at most): the side to move
+/// has one move to deal with them.
+const FORK_AGAINST: i32 = 150;
+
 /// Static evaluation from the side to move's point of view.
 pub(crate) fn evaluate(pos: &Position) -> i32 {
     let me = pos.side();
+    let op = me.opponent();
+    let forks = |c| pos.combo_count(c, Combo::DoubleThree) + pos.combo_count(c, Combo::FourThree);
     // The side to move realises its potential first, so it counts a little more.
-    pos.score(me) * 6 / 5 - pos.score(me.opponent())
+    let mut e = pos.score(me) * 6 / 5 - pos.score(op);
+    if !pos.may_have_four(op) && forks(me) > 0 {
+        e += FORK_TO_MAKE;
+    }
+    e - FORK_AGAINST * forks(op).min(3) as i32
 }
 
 pub(crate) struct Searcher<'a> {
