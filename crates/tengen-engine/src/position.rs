@@ -9,6 +9,18 @@ use crate::pattern::{BLACK, EDGE, EMPTY, FiveKind, KEYS, Pat, PatTable, REACH, W
 /// Weight of each line pattern in the evaluation, by `Pat as usize`.
 const WEIGHT: [i32; 10] = [0, 2, 6, 6, 20, 24, 60, 80, 160, 0];
 
+/// The counters before a stone was put, and where its changes start in the undo logs.
+#[derive(Clone, Debug)]
+struct Frame {
+    pats: u32,
+    combos: u32,
+    score: [i32; 2],
+    fives: [u32; 2],
+    fours: [u32; 2],
+    open_fours: [u32; 2],
+    combo_counts: [[u32; COMBOS]; 2],
+}
+
 /// Number of [`Combo`] kinds.
 pub(crate) const COMBOS: usize = 7;
 
@@ -140,6 +152,11 @@ pub(crate) struct Position {
     combo_counts: [[u32; COMBOS]; 2],
     /// Black's double threes and double fours count as nothing under renju: they are forbidden.
     black_restricted: bool,
+    /// What each stone put changed, so that taking it back restores instead of recomputing:
+    /// the old patterns and combinations (index, value), and per stone the counters before it.
+    undo_pats: Vec<(u32, Pat)>,
+    undo_combos: Vec<(u32, Combo)>,
+    frames: Vec<Frame>,
     table: PatTable,
     /// Steps between neighbours along the four directions.
     pub(crate) deltas: [isize; 4],
@@ -196,6 +213,9 @@ impl Position {
             // Every cell starts with no threat.
             combo_counts: [[n as u32, 0, 0, 0, 0, 0, 0]; 2],
             black_restricted: rule == Rule::Renju,
+            undo_pats: Vec::new(),
+            undo_combos: Vec::new(),
+            frames: Vec::new(),
             table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
@@ -235,6 +255,9 @@ impl Position {
             }
         }
         pos.history.clear();
+        pos.frames.clear();
+        pos.undo_pats.clear();
+        pos.undo_combos.clear();
         pos.side = side;
         pos
     }
@@ -344,6 +367,7 @@ impl Position {
             if old == new {
                 continue;
             }
+            self.undo_pats.push((slot as u32, old));
             self.score[c] += WEIGHT[new as usize] - WEIGHT[old as usize];
             self.count(c, old, -1);
             self.count(c, new, 1);
@@ -367,6 +391,7 @@ impl Position {
         let new = Combo::of(pats, c == 0 && self.black_restricted);
         let old = std::mem::replace(&mut self.combos[sq * 2 + c], new);
         if old != new {
+            self.undo_combos.push(((sq * 2 + c) as u32, old));
             self.combo_counts[c][old as usize] -= 1;
             self.combo_counts[c][new as usize] += 1;
         }
@@ -384,10 +409,12 @@ impl Position {
             for d in 0..4 {
                 let slot = (sq * 2 + c) * 4 + d;
                 let old = std::mem::replace(&mut self.pats[slot], Pat::None);
+                self.undo_pats.push((slot as u32, old));
                 self.score[c] -= WEIGHT[old as usize];
                 self.count(c, old, -1);
             }
             let old = std::mem::replace(&mut self.combos[sq * 2 + c], Combo::None);
+            self.undo_combos.push(((sq * 2 + c) as u32, old));
             self.combo_counts[c][old as usize] -= 1;
             self.combo_counts[c][Combo::None as usize] += 1;
         }
@@ -445,6 +472,15 @@ impl Position {
     }
 
     fn put(&mut self, sq: Sq, c: Color) {
+        self.frames.push(Frame {
+            pats: self.undo_pats.len() as u32,
+            combos: self.undo_combos.len() as u32,
+            score: self.score,
+            fives: self.fives,
+            fours: self.fours,
+            open_fours: self.open_fours,
+            combo_counts: self.combo_counts,
+        });
         self.clear_pats(sq);
         self.cells[sq] = code(c);
         self.hash ^= zobrist(sq, c);
@@ -471,13 +507,30 @@ impl Position {
         self.lift(sq, c);
     }
 
+    // Takes back the last stone put: every pattern and counter it changed goes back to the
+    // value logged, newest first, so no pattern is looked up again.
     fn lift(&mut self, sq: Sq, c: Color) {
         self.cells[sq] = EMPTY;
         self.hash ^= zobrist(sq, c);
         self.stones -= 1;
         self.update_lines(sq, code(c) as u32, false);
         self.update_near(sq, false);
-        self.refresh(sq);
+        let Some(frame) = self.frames.pop() else {
+            // Only stones put through `put` are ever lifted; recompute if that ever changes.
+            self.refresh(sq);
+            return;
+        };
+        for (slot, old) in self.undo_pats.drain(frame.pats as usize..).rev() {
+            self.pats[slot as usize] = old;
+        }
+        for (slot, old) in self.undo_combos.drain(frame.combos as usize..).rev() {
+            self.combos[slot as usize] = old;
+        }
+        self.score = frame.score;
+        self.fives = frame.fives;
+        self.fours = frame.fours;
+        self.open_fours = frame.open_fours;
+        self.combo_counts = frame.combo_counts;
     }
 
     /// Puts a stone of `c` on `sq` without changing the side to move (for probes such as the
@@ -509,7 +562,8 @@ impl Position {
                     *slot &= !bits
                 }
                 debug_assert!((*slot as usize) < KEYS);
-                if self.cells[t] == EMPTY {
+                // A stone taken back restores the patterns from the undo log instead.
+                if add && self.cells[t] == EMPTY {
                     self.set_pats(t, d);
                 }
             }
@@ -598,7 +652,7 @@ mod tests {
     }
 
     #[test]
-    fn combination_counts_follow_moves_and_take_backs() {
+    fn moves_and_take_backs_keep_patterns_and_counts_exact() {
         for rule in [Rule::Freestyle, Rule::Renju] {
             let board = Board::new(BoardSize::STANDARD);
             let mut pos = Position::new(&board, rule, Color::Black);
@@ -623,6 +677,38 @@ mod tests {
                     pos.combo_counts,
                     recount(&pos),
                     "{rule:?} after step {step}"
+                );
+                // Taking stones back restores exactly what a fresh position computes.
+                let mut board = Board::new(BoardSize::STANDARD);
+                for &cell in pos.playable() {
+                    let colour = match pos.cell(cell) {
+                        BLACK => Color::Black,
+                        WHITE => Color::White,
+                        _ => continue,
+                    };
+                    board
+                        .place(pos.point(cell), colour)
+                        .expect("an empty point");
+                }
+                let fresh = Position::new(&board, rule, pos.side());
+                assert!(
+                    pos.pats == fresh.pats,
+                    "{rule:?} patterns after step {step}"
+                );
+                assert!(
+                    pos.combos == fresh.combos,
+                    "{rule:?} combinations after step {step}"
+                );
+                assert_eq!(
+                    (pos.score, pos.fives, pos.fours, pos.open_fours, pos.hash()),
+                    (
+                        fresh.score,
+                        fresh.fives,
+                        fresh.fours,
+                        fresh.open_fours,
+                        fresh.hash()
+                    ),
+                    "{rule:?} counters after step {step}"
                 );
                 forks_seen += (pos.combo_count(Color::White, Combo::DoubleThree)
                     + pos.combo_count(Color::White, Combo::FourThree)
