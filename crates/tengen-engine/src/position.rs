@@ -343,6 +343,14 @@ impl Position {
         self.pats[(sq * 2 + ci(c)) * 4 + d]
     }
 
+    /// Whether `c` on the empty `sq` makes a four or a five on some line.
+    #[inline]
+    pub(crate) fn makes_four(&self, sq: Sq, c: Color) -> bool {
+        self.pats(sq, c)
+            .iter()
+            .any(|&p| (Pat::Four..=Pat::Five).contains(&p))
+    }
+
     /// The four patterns of `c` on `sq`.
     #[inline]
     pub(crate) fn pats(&self, sq: Sq, c: Color) -> [Pat; 4] {

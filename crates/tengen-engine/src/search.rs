@@ -487,16 +487,24 @@ impl<'a> Searcher<'a> {
         let mut def_five = None;
         let mut fours: Vec<(Sq, Info)> = Vec::new();
         let mut result = None;
+        let look_for_def_five = self.pos.has_five(defender);
         for &sq in &cells {
-            let a = info(&mut self.pos, sq, attacker);
-            if a.five {
-                result = Some(sq);
-                break;
+            // Most cells make no four: four pattern reads say so before the full look.
+            if self.pos.makes_four(sq, attacker) {
+                let a = info(&mut self.pos, sq, attacker);
+                if a.five {
+                    result = Some(sq);
+                    break;
+                }
+                if a.any_four() {
+                    fours.push((sq, a));
+                }
             }
-            if a.any_four() {
-                fours.push((sq, a));
-            }
-            if def_five.is_none() && info(&mut self.pos, sq, defender).five {
+            if look_for_def_five
+                && def_five.is_none()
+                && self.pos.makes_four(sq, defender)
+                && info(&mut self.pos, sq, defender).five
+            {
                 def_five = Some(sq);
             }
         }
@@ -882,13 +890,10 @@ impl<'a> Searcher<'a> {
             if !best_lines.is_empty() && best_lines.iter().all(|l| l.score.is_decisive()) {
                 break;
             }
-            // Time: an iteration costs several times the one before it; past half the time the
-            // next one would mostly be cut short (its finished part still counts, above).
-            if let Some(t) = self.limits.time {
-                if self.start.elapsed() * 2 > t {
-                    break;
-                }
-            }
+            // Time: the next iteration starts whenever time is left. Cut short, it still counts
+            // once its first move (the previous best) has finished, above, so the rest of the
+            // budget is never wasted. Measured against stopping at half the budget: +12 +/- 62
+            // Elo in freestyle and +64 +/- 64 in renju (self-play, 120 games each, 300 ms).
         }
         if best_lines.is_empty() {
             return self.fallback();
