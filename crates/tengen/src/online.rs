@@ -4,7 +4,8 @@
 
 use futures_util::{SinkExt, StreamExt};
 use tengen_server::online::wire::{
-    ClientMsg, CreateGame, GameState, JoinGame, Seated, ServerMsg, Stats,
+    ClientMsg, CreateGame, FRAME_BURST, FRAMES_PER_SEC, GameState, JoinGame, Seated, ServerMsg,
+    Stats,
 };
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::{self, Message};
@@ -153,7 +154,12 @@ impl Server {
     pub async fn connect(&self, id: &str) -> Result<Socket, OnlineError> {
         let url = self.ws_url(id)?;
         match tokio_tungstenite::connect_async(url.as_str()).await {
-            Ok((ws, _)) => Ok(Socket { ws, url }),
+            Ok((ws, _)) => Ok(Socket {
+                ws,
+                url,
+                tokens: f64::from(FRAME_BURST - 1),
+                counted: tokio::time::Instant::now(),
+            }),
             Err(e) => Err(OnlineError::WebSocket {
                 url,
                 source: Box::new(e),
@@ -221,15 +227,33 @@ fn cut(text: &str) -> String {
 pub struct Socket {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     url: String,
+    /// Frames the server would still take at once, refilled at its rate, and when last counted.
+    tokens: f64,
+    counted: tokio::time::Instant,
 }
 
 impl Socket {
-    /// Sends one message.
+    /// Sends one message, waiting first if the server's frame rate would refuse it: a bot that
+    /// moves at once on a fast game must not be told "too many frames" and lose its move.
     pub async fn send(&mut self, msg: &ClientMsg) -> Result<(), OnlineError> {
         let text = serde_json::to_string(msg).map_err(|e| OnlineError::BadBody {
             what: "encode a message".into(),
             message: e.to_string(),
         })?;
+        // One frame of margin on the burst and a slightly slower rate cover timing skew
+        // between the two ends.
+        let burst = f64::from(FRAME_BURST - 1);
+        let rate = FRAMES_PER_SEC * 0.9;
+        let now = tokio::time::Instant::now();
+        self.tokens = (self.tokens + (now - self.counted).as_secs_f64() * rate).min(burst);
+        self.counted = now;
+        if self.tokens < 1.0 {
+            let wait = (1.0 - self.tokens) / rate;
+            tokio::time::sleep(std::time::Duration::from_secs_f64(wait)).await;
+            self.tokens = 1.0;
+            self.counted = tokio::time::Instant::now();
+        }
+        self.tokens -= 1.0;
         let sent = self.ws.send(Message::text(text)).await;
         sent.map_err(|e| self.error(e))
     }

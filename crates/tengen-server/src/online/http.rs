@@ -15,7 +15,9 @@ use tokio::sync::{broadcast, oneshot};
 use super::Online;
 use super::actor::Cmd;
 use super::table::Action;
-use super::wire::{ChatLine, ClientMsg, CreateGame, JoinGame, Role, ServerMsg};
+use super::wire::{
+    ChatLine, ClientMsg, CreateGame, FRAME_BURST, FRAMES_PER_SEC, JoinGame, Role, ServerMsg,
+};
 use crate::error::ApiError;
 
 /// The largest frame a client may send.
@@ -233,7 +235,7 @@ async fn serve(
     role: Role,
     me: &str,
 ) {
-    let mut frames = Bucket::new(20, 10.0);
+    let mut frames = Bucket::new(FRAME_BURST, FRAMES_PER_SEC);
     let mut chats = Bucket::new(5, 0.5);
     let mut refused_in_row = 0u32;
     let mut ping = tokio::time::interval(PING_EVERY);

@@ -6,6 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::session::ClockSpec;
 
+/// Frames a connection may send at once before the server answers "too many frames".
+pub const FRAME_BURST: u32 = 20;
+/// Frames a second a connection may send after its burst, for as long as it likes.
+pub const FRAMES_PER_SEC: f64 = 10.0;
+
 /// Who a connection is: one of the two players, or a spectator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
