@@ -9,9 +9,11 @@ use crate::pattern::{BLACK, EDGE, EMPTY, FiveKind, KEYS, Pat, PatTable, REACH, W
 /// Weight of each line pattern in the evaluation, by `Pat as usize`.
 const WEIGHT: [i32; 10] = [0, 2, 6, 6, 20, 24, 60, 80, 160, 0];
 
-/// The counters before a stone was put, and where its changes start in the undo logs.
+/// A stone put, the counters before it, and where its changes start in the undo logs.
 #[derive(Clone, Debug)]
 struct Frame {
+    sq: Sq,
+    colour: Color,
     pats: u32,
     combos: u32,
     score: [i32; 2],
@@ -162,7 +164,6 @@ pub(crate) struct Position {
     pub(crate) deltas: [isize; 4],
     side: Color,
     hash: u64,
-    history: Vec<Sq>,
     playable: Vec<Sq>,
     stones: u32,
     area: u32,
@@ -220,7 +221,6 @@ impl Position {
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
             hash: 0,
-            history: Vec::new(),
             playable: Vec::new(),
             stones: 0,
             area: (w * h) as u32,
@@ -254,7 +254,6 @@ impl Position {
                 pos.put(sq, c);
             }
         }
-        pos.history.clear();
         pos.frames.clear();
         pos.undo_pats.clear();
         pos.undo_combos.clear();
@@ -354,7 +353,13 @@ impl Position {
     /// The four patterns of `c` on `sq`.
     #[inline]
     pub(crate) fn pats(&self, sq: Sq, c: Color) -> [Pat; 4] {
-        let i = (sq * 2 + ci(c)) * 4;
+        self.pats_of(sq, ci(c))
+    }
+
+    // The four patterns of the colour with index `c` on `sq`.
+    #[inline]
+    fn pats_of(&self, sq: Sq, c: usize) -> [Pat; 4] {
+        let i = (sq * 2 + c) * 4;
         [
             self.pats[i],
             self.pats[i + 1],
@@ -389,14 +394,7 @@ impl Position {
     // Re-derives the combined threat of `c` (an index) on the empty `sq` from its four lines.
     #[inline]
     fn set_combo(&mut self, sq: Sq, c: usize) {
-        let i = (sq * 2 + c) * 4;
-        let pats = [
-            self.pats[i],
-            self.pats[i + 1],
-            self.pats[i + 2],
-            self.pats[i + 3],
-        ];
-        let new = Combo::of(pats, c == 0 && self.black_restricted);
+        let new = Combo::of(self.pats_of(sq, c), c == 0 && self.black_restricted);
         let old = std::mem::replace(&mut self.combos[sq * 2 + c], new);
         if old != new {
             self.undo_combos.push(((sq * 2 + c) as u32, old));
@@ -481,6 +479,8 @@ impl Position {
 
     fn put(&mut self, sq: Sq, c: Color) {
         self.frames.push(Frame {
+            sq,
+            colour: c,
             pats: self.undo_pats.len() as u32,
             combos: self.undo_combos.len() as u32,
             score: self.score,
@@ -495,7 +495,6 @@ impl Position {
         self.stones += 1;
         self.update_lines(sq, code(c) as u32, true);
         self.update_near(sq, true);
-        self.history.push(sq);
     }
 
     /// Plays `sq` for the side to move.
@@ -507,27 +506,22 @@ impl Position {
 
     /// Takes back the last move.
     pub(crate) fn unmake(&mut self) {
-        let Some(sq) = self.history.pop() else {
+        let Some(frame) = self.frames.pop() else {
             return;
         };
         self.side = self.side.opponent();
-        let c = self.side;
-        self.lift(sq, c);
+        self.lift(frame);
     }
 
-    // Takes back the last stone put: every pattern and counter it changed goes back to the
-    // value logged, newest first, so no pattern is looked up again.
-    fn lift(&mut self, sq: Sq, c: Color) {
+    // Takes back the stone of `frame`, the last one put: every pattern and counter it changed
+    // goes back to the value logged, newest first, so no pattern is looked up again.
+    fn lift(&mut self, frame: Frame) {
+        let (sq, c) = (frame.sq, frame.colour);
         self.cells[sq] = EMPTY;
         self.hash ^= zobrist(sq, c);
         self.stones -= 1;
         self.update_lines(sq, code(c) as u32, false);
         self.update_near(sq, false);
-        let Some(frame) = self.frames.pop() else {
-            // Only stones put through `put` are ever lifted; recompute if that ever changes.
-            self.refresh(sq);
-            return;
-        };
         for (slot, old) in self.undo_pats.drain(frame.pats as usize..).rev() {
             self.pats[slot as usize] = old;
         }
@@ -549,8 +543,10 @@ impl Position {
 
     /// Takes back a stone put by [`Position::place`].
     pub(crate) fn unplace(&mut self, sq: Sq, c: Color) {
-        self.history.pop();
-        self.lift(sq, c);
+        if let Some(frame) = self.frames.pop() {
+            debug_assert!(frame.sq == sq && frame.colour == c, "unplace out of order");
+            self.lift(frame);
+        }
     }
 
     fn update_lines(&mut self, sq: Sq, v: u32, add: bool) {
@@ -620,15 +616,8 @@ mod tests {
         let cells = pos.cells.len();
         for sq in 0..cells {
             for (c, count) in counts.iter_mut().enumerate() {
-                let i = (sq * 2 + c) * 4;
-                let pats = [
-                    pos.pats[i],
-                    pos.pats[i + 1],
-                    pos.pats[i + 2],
-                    pos.pats[i + 3],
-                ];
                 let kind = if pos.cells[sq] == EMPTY {
-                    Combo::of(pats, c == 0 && pos.black_restricted)
+                    Combo::of(pos.pats_of(sq, c), c == 0 && pos.black_restricted)
                 } else {
                     Combo::None
                 };
