@@ -13,6 +13,11 @@ pub const MAX_SIDE: u32 = 100;
 /// edge, but its storage is dense, so a game spread over millions of columns is refused with
 /// [`PlaceError::TooFar`] rather than allowed to take gigabytes.
 pub const MAX_UNBOUNDED_EXTENT: u32 = 1000;
+/// How far from the origin, in columns or rows, a point of the unbounded board may lie. The board
+/// has no edge a game could reach, but coordinates are `i32`: keeping every stone this far inside
+/// their range lets the cells, windows and margins around it be computed without overflow. A
+/// point beyond is off the board ([`PlaceError::OffBoard`]), and reads as an edge.
+pub const MAX_UNBOUNDED_COORD: i32 = 1_000_000_000;
 
 /// The shape of a board: a `width` x `height` rectangle, or unbounded.
 ///
@@ -106,10 +111,15 @@ impl BoardSize {
         }
     }
 
-    /// Whether `p` is on the board (always true on the unbounded board).
+    /// Whether `p` is on the board: on the unbounded board, whether neither coordinate is
+    /// further than [`MAX_UNBOUNDED_COORD`] from 0.
     pub const fn contains(self, p: Point) -> bool {
-        self.is_unbounded()
-            || (p.x >= 0 && p.y >= 0 && p.x < self.width as i32 && p.y < self.height as i32)
+        if self.is_unbounded() {
+            let max = MAX_UNBOUNDED_COORD.unsigned_abs();
+            p.x.unsigned_abs() <= max && p.y.unsigned_abs() <= max
+        } else {
+            p.x >= 0 && p.y >= 0 && p.x < self.width as i32 && p.y < self.height as i32
+        }
     }
 
     /// The centre point: `(width / 2, height / 2)`, so h8 on 15x15; the origin when unbounded.
@@ -162,7 +172,8 @@ impl FromStr for BoardSize {
 /// Why a stone could not be placed on or removed from a [`Board`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum PlaceError {
-    /// The point is outside a bounded board.
+    /// The point is off the board: outside a bounded board, or further than
+    /// [`MAX_UNBOUNDED_COORD`] from the origin of the unbounded one.
     #[error("point ({}, {}) is off the board", .0.x, .0.y)]
     OffBoard(Point),
     /// A stone is already there.
@@ -212,8 +223,6 @@ pub struct Board {
     oy: i32,
     sw: i32,
     sh: i32,
-    // What lies outside the storage: the edge of a bounded board, empty space when unbounded.
-    outside: u8,
     stones: u32,
     // Bounding box of the stones (min x, min y, max x, max y), when there are any.
     extent: Option<(i32, i32, i32, i32)>,
@@ -289,7 +298,6 @@ impl Board {
                 oy: -UNBOUNDED_MARGIN,
                 sw: side,
                 sh: side,
-                outside: EMPTY,
                 stones: 0,
                 extent: None,
             }
@@ -302,7 +310,6 @@ impl Board {
                 oy: 0,
                 sw: w,
                 sh: h,
-                outside: EDGE,
                 stones: 0,
                 extent: None,
             }
@@ -333,15 +340,18 @@ impl Board {
         self.cell(p) == EMPTY
     }
 
-    /// Raw cell code: EMPTY, BLACK, WHITE, or EDGE off a bounded board.
+    /// Raw cell code: EMPTY, BLACK, WHITE, or EDGE off the board.
     #[inline]
     pub(crate) fn cell(&self, p: Point) -> u8 {
         let lx = p.x.wrapping_sub(self.ox);
         let ly = p.y.wrapping_sub(self.oy);
         if (lx as u32) < self.sw as u32 && (ly as u32) < self.sh as u32 {
             self.cells[(ly * self.sw + lx) as usize]
+        } else if self.size.contains(p) {
+            // Outside the storage of the unbounded board: space no stone has reached.
+            EMPTY
         } else {
-            self.outside
+            EDGE
         }
     }
 
@@ -427,20 +437,24 @@ impl Board {
         self.cells[i] = c;
     }
 
-    // Grows the unbounded board's storage so that it covers `extent` plus the margin.
+    // Grows the unbounded board's storage so that it covers `extent` plus the margin, clipped to
+    // the board: a stored cell is always a point of the board, so that beyond the bound every
+    // read finds the edge. The extent lies within MAX_UNBOUNDED_COORD, so nothing overflows.
     fn reserve_around(&mut self, (x0, y0, x1, y1): (i32, i32, i32, i32)) {
+        let low = |v: i32, m: i32| (v - m).max(-MAX_UNBOUNDED_COORD);
+        let high = |v: i32, m: i32| (v + m).min(MAX_UNBOUNDED_COORD);
         let m = UNBOUNDED_MARGIN / 2;
-        let fits = x0 - m >= self.ox
-            && y0 - m >= self.oy
-            && x1 + m < self.ox + self.sw
-            && y1 + m < self.oy + self.sh;
+        let fits = low(x0, m) >= self.ox
+            && low(y0, m) >= self.oy
+            && high(x1, m) < self.ox + self.sw
+            && high(y1, m) < self.oy + self.sh;
         if fits {
             return;
         }
-        let (nx, ny) = (x0 - UNBOUNDED_MARGIN, y0 - UNBOUNDED_MARGIN);
+        let (nx, ny) = (low(x0, UNBOUNDED_MARGIN), low(y0, UNBOUNDED_MARGIN));
         let (nw, nh) = (
-            x1 - x0 + 1 + 2 * UNBOUNDED_MARGIN,
-            y1 - y0 + 1 + 2 * UNBOUNDED_MARGIN,
+            high(x1, UNBOUNDED_MARGIN) - nx + 1,
+            high(y1, UNBOUNDED_MARGIN) - ny + 1,
         );
         let mut cells = vec![EMPTY; (nw * nh) as usize];
         for (p, c) in self.stones() {
@@ -455,6 +469,11 @@ impl Board {
     /// Sets a cell of a scratch copy used by the recursive forbidden test, growing the unbounded
     /// board's storage when a probe wanders outside it. Stone count and extent are not kept.
     pub(crate) fn put_scratch(&mut self, p: Point, c: u8) {
+        // Probes stop at the edge, so this never happens; were it to, an off-board point holds
+        // nothing rather than growing the storage past the coordinates' range.
+        if !self.size.contains(p) {
+            return;
+        }
         let lx = p.x.wrapping_sub(self.ox);
         let ly = p.y.wrapping_sub(self.oy);
         if (lx as u32) >= self.sw as u32 || (ly as u32) >= self.sh as u32 {

@@ -92,7 +92,8 @@ impl fmt::Display for Outcome {
 /// Why a move or a choice was refused. The game is unchanged after any of these.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum PlayError {
-    /// Outside a bounded board.
+    /// Off the board (beyond [`MAX_UNBOUNDED_COORD`](crate::MAX_UNBOUNDED_COORD) on the
+    /// unbounded one).
     #[error("{} is off the board", .0)]
     OffBoard(String),
     /// A stone is already there.

@@ -23,7 +23,8 @@ mod record;
 mod rule;
 
 pub use board::{
-    Board, BoardSize, MAX_SIDE, MAX_UNBOUNDED_EXTENT, MIN_SIDE, PlaceError, RowsError, SizeError,
+    Board, BoardSize, MAX_SIDE, MAX_UNBOUNDED_COORD, MAX_UNBOUNDED_EXTENT, MIN_SIDE, PlaceError,
+    RowsError, SizeError,
 };
 pub use color::Color;
 pub use forbidden::{Forbidden, forbidden, forbidden_points};

@@ -4,7 +4,9 @@
 ///
 /// `x` is the column counted from the left and `y` the row counted from the top, both from 0, as in
 /// the Gomocup protocol. On a bounded board they run over `0..width` and `0..height`; on the
-/// unbounded board they may be negative.
+/// unbounded board they may be negative, and run from `-MAX_UNBOUNDED_COORD` to
+/// [`MAX_UNBOUNDED_COORD`](crate::MAX_UNBOUNDED_COORD). A point is plain data: any `i32` pair is a
+/// `Point`, and [`BoardSize::contains`](crate::BoardSize::contains) says whether it is on a board.
 ///
 /// ```
 /// use tengen_rules::Point;
@@ -33,7 +35,8 @@ impl Point {
     /// The point `steps` steps along `dir`.
     pub const fn step(self, dir: Direction, steps: i32) -> Point {
         let (dx, dy) = dir.delta();
-        self.offset(dx * steps, dy * steps)
+        // Wrapping like `offset`: a step count of i32::MIN must not overflow when negated.
+        self.offset(dx.wrapping_mul(steps), dy.wrapping_mul(steps))
     }
 
     /// Distance in king moves (the larger of the column and row distances).

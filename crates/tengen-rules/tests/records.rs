@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use tengen_rules::{
-    BoardSize, Coord, ForbiddenPolicy, Game, Point, Record, RecordError, RecordFormat,
-    RecordResult, Rule, parse_point, point_name,
+    BoardSize, Coord, ForbiddenPolicy, Game, MAX_UNBOUNDED_COORD, Point, Record, RecordError,
+    RecordFormat, RecordResult, Rule, parse_point, point_name,
 };
 
 fn sizes() -> impl Strategy<Value = BoardSize> {
@@ -38,26 +38,39 @@ fn names() -> impl Strategy<Value = Option<String>> {
     ])
 }
 
+// Where a patch of 65536 x 65536 points of the unbounded board is centred: at the origin, or
+// against the bound of its coordinates (near the corner (max, max) or (-max, -max)).
+fn unbounded_shifts() -> impl Strategy<Value = i32> {
+    prop::sample::select(vec![
+        0,
+        MAX_UNBOUNDED_COORD - 32767,
+        -MAX_UNBOUNDED_COORD + 32768,
+    ])
+}
+
+// A point of a board of `size` from two arbitrary numbers.
+fn point_on(size: BoardSize, a: u16, b: u16, shift: i32) -> Point {
+    match (size.width(), size.height()) {
+        (Some(w), Some(h)) => Point::new(i32::from(a) % w as i32, i32::from(b) % h as i32),
+        _ => Point::new(i32::from(a) - 32768 + shift, i32::from(b) - 32768 + shift),
+    }
+}
+
 // Distinct points on the board, with times and names and whatever else a record may hold.
 fn records() -> impl Strategy<Value = Record> {
     (
-        sizes(),
+        (sizes(), unbounded_shifts()),
         prop::collection::vec((any::<u16>(), any::<u16>(), any::<Option<u32>>()), 0..80),
         prop::option::of(prop::sample::select(Rule::ALL.to_vec())),
         names(),
         names(),
         prop::option::of(results()),
     )
-        .prop_map(|(size, raw, rule, black, white, result)| {
+        .prop_map(|((size, shift), raw, rule, black, white, result)| {
             let mut record = Record::new(size);
             let mut seen = HashSet::new();
             for (a, b, ms) in raw {
-                let p = match (size.width(), size.height()) {
-                    (Some(w), Some(h)) => {
-                        Point::new(i32::from(a) % w as i32, i32::from(b) % h as i32)
-                    }
-                    _ => Point::new(i32::from(a) - 32768, i32::from(b) - 32768),
-                };
+                let p = point_on(size, a, b, shift);
                 if seen.insert(p) {
                     record.moves.push(p);
                     record.times_ms.push(ms);
@@ -195,11 +208,13 @@ proptest! {
     }
 
     #[test]
-    fn points_read_back_in_both_notations(size in sizes(), a in any::<u16>(), b in any::<u16>()) {
-        let p = match (size.width(), size.height()) {
-            (Some(w), Some(h)) => Point::new(i32::from(a) % w as i32, i32::from(b) % h as i32),
-            _ => Point::new(i32::from(a) - 32768, i32::from(b) - 32768),
-        };
+    fn points_read_back_in_both_notations(
+        size in sizes(),
+        a in any::<u16>(),
+        b in any::<u16>(),
+        shift in unbounded_shifts(),
+    ) {
+        let p = point_on(size, a, b, shift);
         prop_assert_eq!(parse_point(size, &point_name(size, p)), Ok(p));
         prop_assert_eq!(parse_point(size, &Coord::numeric(p).to_string()), Ok(p));
         if let Some(c) = Coord::renju(size, p) {

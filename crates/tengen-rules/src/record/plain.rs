@@ -172,12 +172,25 @@ mod tests {
     #[test]
     fn unbounded_board_uses_numbers() {
         let s = BoardSize::UNBOUNDED;
-        let r = Record::parse("0,0 -1,-1 -2147483648,2147483647", RecordFormat::Plain, s)
+        let r = Record::parse("0,0 -1,-1 -1000000000,1000000000", RecordFormat::Plain, s)
             .expect("valid");
-        assert_eq!(r.moves[2], p(i32::MIN, i32::MAX));
+        assert_eq!(r.moves[2], p(-1_000_000_000, 1_000_000_000));
         let text = r.write(RecordFormat::Plain).expect("writable");
-        assert_eq!(text, "0,0 -1,-1 -2147483648,2147483647\n");
+        assert_eq!(text, "0,0 -1,-1 -1000000000,1000000000\n");
         assert_eq!(Record::parse(&text, RecordFormat::Plain, s), Ok(r));
+        // Past the unbounded board's coordinate bound, and past i32.
+        for far in ["1000000001,0", "-2147483648,2147483647", "0,2147483647"] {
+            assert!(
+                matches!(
+                    read(far, s),
+                    Err(RecordError::Coord {
+                        error: CoordError::OffBoard(..),
+                        ..
+                    })
+                ),
+                "{far}"
+            );
+        }
         assert!(read("2147483648,0", s).is_err());
         assert_eq!(
             Record::new(s).write(RecordFormat::Plain).as_deref(),
