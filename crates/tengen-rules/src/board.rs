@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::excerpt::excerpt;
 use crate::{Color, Point};
 
 /// The smallest side a bounded board may have.
@@ -160,7 +161,7 @@ impl FromStr for BoardSize {
         if matches!(t.as_str(), "unbounded" | "infinite" | "inf") {
             return Ok(BoardSize::UNBOUNDED);
         }
-        let syntax = || SizeError::Syntax(s.to_string());
+        let syntax = || SizeError::Syntax(excerpt(s));
         let side = |n: &str| n.trim().parse::<u32>().map_err(|_| syntax());
         match t.split_once(['x', '*']) {
             Some((w, h)) => BoardSize::rect(side(w)?, side(h)?),

@@ -13,6 +13,7 @@
 
 mod board;
 mod color;
+mod excerpt;
 mod forbidden;
 mod game;
 mod line;

@@ -8,6 +8,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::excerpt::excerpt;
 use crate::{BoardSize, Point};
 
 /// A coordinate as written, not yet checked against a board.
@@ -133,7 +134,7 @@ impl FromStr for Coord {
     type Err = CoordError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let syntax = || CoordError::Syntax(s.to_string());
+        let syntax = || CoordError::Syntax(excerpt(s));
         let t = s.trim();
         if let Some((x, y)) = t.split_once(',') {
             let num = |v: &str| v.trim().parse::<i32>().map_err(|_| syntax());

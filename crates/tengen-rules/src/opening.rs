@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::excerpt::excerpt;
 use crate::{BoardSize, Color, Point};
 
 /// How a game opens.
@@ -105,7 +106,7 @@ impl FromStr for OpeningRule {
         OpeningRule::ALL
             .into_iter()
             .find(|o| o.name() == t)
-            .ok_or_else(|| OpeningRuleError(s.to_string()))
+            .ok_or_else(|| OpeningRuleError(excerpt(s)))
     }
 }
 

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::board::Board;
+use crate::excerpt::excerpt;
 use crate::{Color, Direction, Point};
 
 /// Which rows of five win.
@@ -132,7 +133,7 @@ impl FromStr for Rule {
             "standard" | "exact" | "exactfive" | "1" => Ok(Rule::Standard),
             "renju" | "4" => Ok(Rule::Renju),
             "caro" | "8" => Ok(Rule::Caro),
-            _ => Err(RuleError(s.to_string())),
+            _ => Err(RuleError(excerpt(s))),
         }
     }
 }

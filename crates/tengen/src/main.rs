@@ -190,19 +190,35 @@ fn serve(args: ServeArgs) -> ExitCode {
 
 // --- end of serve --------------------------------------------------------------------------
 
+/// The most a record given to `referee` or `analyze` may weigh. A game on the largest board
+/// takes well under a megabyte in any format; this leaves room for SGF collections (only their
+/// first game is read) while keeping a runaway input from taking all memory.
+const MAX_INPUT_BYTES: u64 = 64 << 20;
+
 fn read_input(file: Option<&PathBuf>) -> anyhow::Result<String> {
-    match file {
-        Some(path) if path.as_os_str() != "-" => {
-            std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
-        }
-        _ => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read standard input")?;
-            Ok(text)
-        }
+    let (reader, name): (Box<dyn Read>, String) = match file {
+        Some(path) if path.as_os_str() != "-" => (
+            Box::new(
+                std::fs::File::open(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+            ),
+            path.display().to_string(),
+        ),
+        _ => (Box::new(std::io::stdin()), "standard input".to_string()),
+    };
+    // One byte more than allowed tells a long input from one of exactly the limit.
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {name}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        anyhow::bail!(
+            "{name} is longer than {} MiB, more than any game record",
+            MAX_INPUT_BYTES >> 20
+        );
     }
+    String::from_utf8(bytes).with_context(|| format!("{name} is not UTF-8 text"))
 }
 
 fn referee(args: RefereeArgs) -> ExitCode {

@@ -57,14 +57,15 @@ pub fn judge_text(
     Ok(judge(&game))
 }
 
-/// Why a record could not be judged.
+/// Why a record could not be judged. The details are the error's source, not part of its own
+/// message, so that printing the chain (`{:#}`) says each thing once.
 #[derive(Debug, thiserror::Error)]
 pub enum RefereeError {
     /// The text is not a record.
-    #[error("cannot read the record: {0}")]
+    #[error("cannot read the record")]
     Record(#[from] tengen_rules::RecordError),
     /// A move of the record is illegal.
-    #[error("illegal {0}")]
+    #[error("illegal move")]
     Illegal(#[from] tengen_rules::ReplayError),
 }
 

@@ -156,3 +156,74 @@ fn other_formats_and_boards() {
         json!(["-4,0", "-3,0", "-2,0", "-1,0", "0,0"])
     );
 }
+
+#[test]
+fn moves_past_the_unbounded_boards_coordinates_exit_2_not_a_panic() {
+    for (moves, point) in [
+        ("2147483647,0", "2147483647,0"),
+        ("-2147483648,0", "-2147483648,0"),
+        ("0,0 0,2147483647", "0,2147483647"),
+        ("1000000000,5 1000000001,5", "1000000001,5"),
+    ] {
+        let run = referee(&["--size", "unbounded"], moves);
+        assert_eq!(run.code, Some(2), "{moves}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("{point} is off the unbounded board")),
+            "{moves}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+    // The last column of the unbounded board is an edge, like a bounded board's.
+    let j = judged(
+        &["--size", "unbounded"],
+        "1000000000,0 999999990,5 999999999,0 999999990,6 999999998,0 999999990,7 \
+         999999997,0 999999990,8 999999996,0",
+    );
+    assert_eq!(j["result"], "black");
+    assert_eq!(
+        j["winning_line"],
+        json!([
+            "999999996,0",
+            "999999997,0",
+            "999999998,0",
+            "999999999,0",
+            "1000000000,0"
+        ])
+    );
+}
+
+#[test]
+fn an_error_is_printed_once_and_a_long_token_is_cut() {
+    let run = referee(&[], "h8 i9 h8");
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stderr.matches("occupied").count(), 1, "{}", run.stderr);
+
+    let token = "x".repeat(1 << 20);
+    let run = referee(&[], &format!("h8 {token} i9\n"));
+    assert_eq!(run.code, Some(2));
+    assert_eq!(
+        run.stderr.matches("cannot read coordinate").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    let shown = format!("\"{}…\"", "x".repeat(40));
+    assert!(run.stderr.contains(&shown), "{}", run.stderr);
+    // The message and the prefix of the token: a line, not a megabyte.
+    assert!(run.stderr.len() < 300, "{} bytes", run.stderr.len());
+}
+
+#[test]
+fn an_input_larger_than_any_record_is_refused() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("huge.txt");
+    // Sparse: 65 MiB of zero bytes that take no disk.
+    let file = std::fs::File::create(&path).expect("created");
+    file.set_len(65 << 20).expect("sized");
+    let run = referee(&[path.to_str().expect("UTF-8 path")], "");
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("longer than 64 MiB"), "{}", run.stderr);
+    assert!(run.stderr.len() < 300, "{} bytes", run.stderr.len());
+}

@@ -20,6 +20,7 @@ mod sgf;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::excerpt::excerpt;
 use crate::{
     BoardSize, Color, Coord, CoordError, ForbiddenPolicy, Game, PlayError, Point, Rule, SizeError,
     point_name,
@@ -105,7 +106,7 @@ impl FromStr for RecordFormat {
             "plain" | "txt" => Ok(RecordFormat::Plain),
             "psq" => Ok(RecordFormat::Psq),
             "sgf" => Ok(RecordFormat::Sgf),
-            _ => Err(RecordError::UnknownFormat(s.to_string())),
+            _ => Err(RecordError::UnknownFormat(excerpt(s))),
         }
     }
 }

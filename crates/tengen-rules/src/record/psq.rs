@@ -17,6 +17,7 @@
 //! ignored. Blank lines are skipped everywhere.
 
 use super::{Record, RecordError, RecordFormat, checked, syntax};
+use crate::excerpt::excerpt;
 use crate::{BoardSize, CoordError, Point, SizeError};
 
 /// The word a psq record starts with.
@@ -77,7 +78,7 @@ fn header_size(line: usize, header: &str) -> Result<BoardSize, RecordError> {
     let side = |n: &str| {
         n.parse::<u32>().map_err(|_| RecordError::Size {
             line,
-            error: SizeError::Syntax(token.to_string()),
+            error: SizeError::Syntax(excerpt(token)),
         })
     };
     BoardSize::rect(side(w)?, side(h)?).map_err(|error| RecordError::Size { line, error })
@@ -107,7 +108,7 @@ fn read_move(
             return Err(RecordError::Coord {
                 line,
                 move_number,
-                error: CoordError::OffBoard(format!("{},{}", fields[0], fields[1]), size),
+                error: CoordError::OffBoard(excerpt(&format!("{},{}", fields[0], fields[1])), size),
             });
         }
     };
@@ -117,7 +118,8 @@ fn read_move(
             syntax(
                 line,
                 format!(
-                    "thinking time {t} is not a number of milliseconds (0 to {})",
+                    "thinking time {} is not a number of milliseconds (0 to {})",
+                    excerpt(t),
                     u32::MAX
                 ),
             )

@@ -13,6 +13,7 @@
 //! other than gomoku.
 
 use super::{Record, RecordError, RecordFormat, RecordResult, checked, clean_name, syntax};
+use crate::excerpt::excerpt;
 use crate::{BoardSize, Color, CoordError, Point, Rule};
 
 // The 52 letters give 52 lines per side.
@@ -84,7 +85,10 @@ pub(super) fn parse(text: &str, size_hint: BoardSize) -> Result<Record, RecordEr
                     values.push(s.value()?);
                 }
                 if values.is_empty() {
-                    return Err(syntax(line, format!("property {ident} has no value")));
+                    return Err(syntax(
+                        line,
+                        format!("property {} has no value", excerpt(&ident)),
+                    ));
                 }
                 if on_main_line {
                     main.take(&ident, values, line, node)?;
@@ -196,7 +200,7 @@ impl MainLine {
             "AB" | "AW" | "AE" => {
                 return Err(RecordError::SetupStones {
                     line,
-                    property: ident.to_string(),
+                    property: excerpt(ident),
                 });
             }
             "GM" => {
@@ -243,7 +247,10 @@ impl MainLine {
     fn finish(self, size_hint: BoardSize) -> Result<Record, RecordError> {
         if let Some((line, game)) = self.game {
             if game.trim().parse::<u32>() != Ok(4) {
-                return Err(RecordError::NotGomoku { line, game });
+                return Err(RecordError::NotGomoku {
+                    line,
+                    game: excerpt(&game),
+                });
             }
         }
         let size = match self.size {
@@ -282,7 +289,10 @@ impl MainLine {
             let point = read_point(value).ok_or_else(|| {
                 syntax(
                     m.line,
-                    format!("cannot read SGF move {value:?} (expected two letters, like hh)"),
+                    format!(
+                        "cannot read SGF move {:?} (expected two letters, like hh)",
+                        excerpt(value)
+                    ),
                 )
             })?;
             if !size.contains(point) {
@@ -309,7 +319,7 @@ fn read_size(line: usize, text: &str) -> Result<BoardSize, RecordError> {
     let side = |n: &str| {
         n.trim().parse::<u32>().map_err(|_| RecordError::Size {
             line,
-            error: crate::SizeError::Syntax(text.to_string()),
+            error: crate::SizeError::Syntax(excerpt(text)),
         })
     };
     let size =
