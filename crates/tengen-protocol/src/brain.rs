@@ -2,10 +2,15 @@
 //! thinks on a thread of its own and answers.
 //!
 //! The loop is generic over its input and output so that tests drive it in-process; the
-//! `pbrain-tengen` binary runs it on standard input and output. Commands are read while the
-//! engine thinks, so `YXSTOP` (answer now) and `END` (quit now) take effect at once; `INFO` and
-//! `ABOUT` are handled at once too, and every other command waits for the move being thought
-//! about to be answered first.
+//! `pbrain-tengen` binary runs it on standard input and output. A thread of its own reads the
+//! commands, so `YXSTOP` (answer now) and `END` (quit now) reach the search at once, however many
+//! commands wait before them; `INFO` and `ABOUT` are handled at once too, and every other command
+//! waits for the move being thought about to be answered first.
+//!
+//! The transposition table is sized by `INFO max_memory` and `INFO hash_size` within what
+//! [`hash_limit_mb`] allows (a larger size is answered with `ERROR`), and allocated at the first
+//! search. A table larger than [`QUICK_TABLE_MB`] is filled on a thread of its own while the
+//! searches go on with the table they had (or a quick one), so that no move waits for it.
 //!
 //! ```
 //! use tengen_protocol::brain::{run, BrainOptions};
@@ -23,8 +28,8 @@ use std::io::{self, BufRead, Write};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::thread::{self, Scope, ScopedJoinHandle};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
 use tengen_engine::{Engine, Level, Limits, Score, SearchInfo, TimeControl};
@@ -43,6 +48,13 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The largest hash table sized from `max_memory`, in megabytes.
 const MAX_HASH_FROM_MEMORY_MB: u64 = 256;
+/// A table this large (in megabytes) or smaller is allocated when the search needs it: it takes
+/// a few tens of milliseconds. A larger one is filled in the background (see the module's notes).
+pub const QUICK_TABLE_MB: usize = 64;
+/// Commands read ahead of the loop at most (each line is at most `lines::MAX_LINE` bytes).
+const QUEUED_COMMANDS: usize = 1024;
+/// The machine's memory assumed when the system does not say (no `/proc/meminfo`).
+const FALLBACK_MACHINE_MB: u64 = 4096;
 /// `time_left` at or above this means an unlimited match clock (the protocol sends 2147483647).
 const UNLIMITED_TIME_LEFT: i64 = i32::MAX as i64;
 /// The most lines `YXNBEST` reports.
@@ -85,35 +97,116 @@ pub fn about() -> String {
 
 /// Runs the brain on standard input and output until `END` or the end of the input.
 pub fn run_stdio(options: &BrainOptions) -> io::Result<()> {
-    run(io::stdin().lock(), io::stdout(), options)
+    run(io::BufReader::new(io::stdin()), io::stdout(), options)
+}
+
+/// The largest transposition table the brain takes, in megabytes: half of `max_memory` when the
+/// manager states it (the rest is the brain's own), else a quarter of the machine's memory.
+///
+/// ```
+/// use tengen_protocol::brain::hash_limit_mb;
+/// assert_eq!(hash_limit_mb(Some(100 << 20)), 50);
+/// assert!(hash_limit_mb(None) >= 1);
+/// ```
+pub fn hash_limit_mb(max_memory: Option<u64>) -> u64 {
+    let mb = match max_memory {
+        Some(bytes) => (bytes / 2) >> 20,
+        None => machine_memory_mb() / 4,
+    };
+    mb.max(1)
+}
+
+// The machine's memory in megabytes: MemTotal from /proc/meminfo (Linux), else a guess.
+fn machine_memory_mb() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_total_kb(&text))
+        .map_or(FALLBACK_MACHINE_MB, |kb| kb >> 10)
+}
+
+fn mem_total_kb(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Why a transposition table could not be had.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HashError {
+    /// More than [`hash_limit_mb`] allows.
+    #[error("a {asked} MB table is more than the {limit} MB allowed ({why})")]
+    TooLarge {
+        /// The size asked for, in megabytes.
+        asked: u64,
+        /// The most allowed, in megabytes.
+        limit: u64,
+        /// What sets the limit.
+        why: &'static str,
+    },
+    /// The system refused the memory.
+    #[error("cannot allocate a {0} MB table")]
+    Allocation(usize),
+}
+
+/// Checks a table size (in megabytes) against [`hash_limit_mb`].
+pub fn check_hash_mb(mb: u64, max_memory: Option<u64>) -> Result<(), HashError> {
+    let limit = hash_limit_mb(max_memory);
+    if mb <= limit {
+        Ok(())
+    } else {
+        Err(HashError::TooLarge {
+            asked: mb,
+            limit,
+            why: if max_memory.is_some() {
+                "half of max_memory"
+            } else {
+                "a quarter of this machine's memory"
+            },
+        })
+    }
+}
+
+// An engine with a table of `mb` megabytes, or an error where the system has not the memory.
+// The engine allocates its table infallibly (an abort on failure): reserving as much first,
+// fallibly, turns a request the system refuses into an error.
+fn try_engine(mb: usize) -> Result<Engine, HashError> {
+    let bytes = mb.checked_mul(1 << 20).ok_or(HashError::Allocation(mb))?;
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(bytes)
+        .map_err(|_| HashError::Allocation(mb))?;
+    drop(probe);
+    Ok(Engine::new(mb))
 }
 
 /// Runs the brain: reads commands from `input`, writes answers to `output` (one line each,
 /// flushed at once), until `END` or the end of the input. A search still running at the end of
 /// the input is allowed to finish and answer. Returns an error only when reading or writing
 /// fails; bad input is answered with `ERROR` or `UNKNOWN` and never ends the loop.
-pub fn run<R: BufRead, W: Write + Send>(
+///
+/// `input` is read on a thread of its own, which is left behind (blocked in a read) if the loop
+/// ends first, on `END` or a failed write: hence `'static`.
+pub fn run<R: BufRead + Send + 'static, W: Write + Send>(
     input: R,
     output: W,
     options: &BrainOptions,
 ) -> io::Result<()> {
     let out = Output::new(output);
-    let mut reader = LineReader::new(input);
+    let control = Arc::new(Control::default());
+    let commands = spawn_reader(input, Arc::clone(&control));
     thread::scope(|scope| {
-        let mut brain = Brain::new(&out, options.clone());
-        let mut parser = CommandParser::new();
+        let mut brain = Brain::new(&out, options.clone(), &control);
         let result = loop {
-            let line = match reader.read_line() {
-                Ok(Some(line)) => line,
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(e),
+            let (number, parsed) = match commands.recv() {
+                Ok(Read::Command(number, parsed)) => (number, parsed),
+                Ok(Read::Failed(e)) => break Err(e),
+                // The reader is done: the end of the input.
+                Err(_) => break Ok(()),
             };
-            match parser.feed(&line) {
-                None => {}
-                Some(Err(ParseError::Unknown(text))) => out.send(&Response::Unknown(text)),
-                Some(Err(e)) => out.send(&Response::Error(e.to_string())),
-                Some(Ok(command)) => {
-                    let flow = brain.handle(command, scope);
+            match parsed {
+                Err(ParseError::Unknown(text)) => out.send(&Response::Unknown(text)),
+                Err(e) => out.send(&Response::Error(e.to_string())),
+                Ok(command) => {
+                    let flow = brain.handle(number, command, scope);
                     if flow.is_break() {
                         break Ok(());
                     }
@@ -126,6 +219,114 @@ pub fn run<R: BufRead, W: Write + Send>(
         brain.wait();
         result
     })
+}
+
+// What the reader thread passes to the loop: each command (or unreadable line) numbered in the
+// order read, or the read error that ended the input.
+enum Read {
+    Command(u64, Result<Command, ParseError>),
+    Failed(io::Error),
+}
+
+// Reads and parses the input on a thread of its own, so that YXSTOP and END act on the search
+// the moment they are read, not when the loop gets to them behind a command that waits.
+fn spawn_reader<R: BufRead + Send + 'static>(
+    input: R,
+    control: Arc<Control>,
+) -> mpsc::Receiver<Read> {
+    // Bounded, so that a flood of commands queues no more than this much memory; a manager
+    // waits for answers long before, and YXSTOP and END act when read, queued or not.
+    let (tx, rx) = mpsc::sync_channel(QUEUED_COMMANDS);
+    thread::spawn(move || {
+        let mut reader = LineReader::new(input);
+        let mut parser = CommandParser::new();
+        let mut number = 0u64;
+        loop {
+            let line = match reader.read_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => return,
+                Err(e) => {
+                    tx.send(Read::Failed(e)).ok();
+                    return;
+                }
+            };
+            let Some(parsed) = parser.feed(&line) else {
+                continue;
+            };
+            number += 1;
+            let end = matches!(parsed, Ok(Command::End));
+            match parsed {
+                Ok(Command::YxStop) => control.stop_before(number),
+                Ok(Command::End) => control.end(),
+                _ => {}
+            }
+            if tx.send(Read::Command(number, parsed)).is_err() || end {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+// Shared by the reader thread and the loop: which searches YXSTOP and END have stopped.
+#[derive(Default)]
+struct Control {
+    state: Mutex<ControlState>,
+    // END was read: every search stops, no new one starts, and none answers (the manager reads
+    // nothing after END). The other commands before END are still answered.
+    ending: AtomicBool,
+}
+
+#[derive(Default)]
+struct ControlState {
+    // Searches started by a command numbered below this are to stop (the last YXSTOP's number).
+    stop_below: u64,
+    // The search under way: the number of the command that started it, and its stop flag.
+    current: Option<(u64, Arc<AtomicBool>)>,
+}
+
+impl Control {
+    fn lock(&self) -> MutexGuard<'_, ControlState> {
+        // The state stays consistent whatever panicked while holding the lock.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    // A YXSTOP numbered `number`: stop the search of any command before it.
+    fn stop_before(&self, number: u64) {
+        let mut s = self.lock();
+        s.stop_below = s.stop_below.max(number);
+        if let Some((started_by, stop)) = &s.current {
+            if *started_by < number {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn end(&self) {
+        // Under the lock, so that a search beginning meanwhile sees either the flag or its stop.
+        let s = self.lock();
+        self.ending.store(true, Ordering::Relaxed);
+        if let Some((_, stop)) = &s.current {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn ending(&self) -> bool {
+        self.ending.load(Ordering::Relaxed)
+    }
+
+    // A search for command `number` begins: its stop flag, already set when a YXSTOP or END
+    // after that command has been read.
+    fn begin(&self, number: u64) -> Arc<AtomicBool> {
+        let mut s = self.lock();
+        let stop = Arc::new(AtomicBool::new(self.ending() || number < s.stop_below));
+        s.current = Some((number, Arc::clone(&stop)));
+        stop
+    }
+
+    fn finished(&self) {
+        self.lock().current = None;
+    }
 }
 
 // The output, shared by the loop and the thinking thread: one whole line at a time.
@@ -174,8 +375,13 @@ struct Settings {
 // A search under way on its own thread.
 struct Running<'scope> {
     handle: ScopedJoinHandle<'scope, Finished>,
-    stop: Arc<AtomicBool>,
-    quiet: Arc<AtomicBool>,
+}
+
+// A large table being filled in the background: its size, and the engine that will hold it. Not
+// scoped, so that END need not wait for it.
+struct Growing {
+    mb: usize,
+    handle: JoinHandle<Result<Engine, HashError>>,
 }
 
 // What a search leaves behind: the engine (with its table) and the stones it answered.
@@ -195,13 +401,19 @@ struct Brain<'scope, 'env, W> {
     own: Option<Color>,
     // None while a search has it.
     engine: Option<Engine>,
+    // The size of `engine`'s table, in megabytes.
+    engine_mb: usize,
+    // A table being filled for the size asked, and a size that could not be had (not retried).
+    growing: Option<Growing>,
+    failed_mb: Option<usize>,
     search: Option<Running<'scope>>,
+    control: &'env Control,
     // Thinking time this match, for a match clock stated by timeout_match alone.
     used_ms: u64,
 }
 
 impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
-    fn new(out: &'env Output<W>, options: BrainOptions) -> Self {
+    fn new(out: &'env Output<W>, options: BrainOptions, control: &'env Control) -> Self {
         let settings = Settings {
             timeout_turn: None,
             timeout_match: None,
@@ -222,7 +434,11 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             board: None,
             own: None,
             engine: None,
+            engine_mb: 0,
+            growing: None,
+            failed_mb: None,
             search: None,
+            control,
             used_ms: 0,
         }
     }
@@ -235,21 +451,18 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         self.send(Response::Error(why.into()));
     }
 
-    fn handle(&mut self, command: Command, scope: &'scope Scope<'scope, 'env>) -> ControlFlow<()> {
+    // Handles the command numbered `number` in the input.
+    fn handle(
+        &mut self,
+        number: u64,
+        command: Command,
+        scope: &'scope Scope<'scope, 'env>,
+    ) -> ControlFlow<()> {
         // Commands that must not wait for the search.
         match command {
-            Command::YxStop => {
-                if let Some(running) = &self.search {
-                    running.stop.store(true, Ordering::Relaxed);
-                }
-                return ControlFlow::Continue(());
-            }
+            // The reader thread has stopped the search already, when it read the command.
+            Command::YxStop => return ControlFlow::Continue(()),
             Command::End => {
-                if let Some(running) = &self.search {
-                    // The manager reads nothing after END: the move is not printed.
-                    running.quiet.store(true, Ordering::Relaxed);
-                    running.stop.store(true, Ordering::Relaxed);
-                }
                 self.wait();
                 return ControlFlow::Break(());
             }
@@ -279,15 +492,15 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             Command::Begin => {
                 if let Some(board) = &self.board {
                     self.own = Some(Color::of_ply(board.stone_count() as usize));
-                    self.think(Job::Move, scope);
+                    self.think(number, Job::Move, scope);
                 } else {
                     self.error("BEGIN before START");
                 }
             }
-            Command::Turn(p) => self.turn(p, scope),
+            Command::Turn(p) => self.turn(number, p, scope),
             Command::Board(stones) => {
                 if self.set_board(&stones, "BOARD") {
-                    self.think(Job::Move, scope);
+                    self.think(number, Job::Move, scope);
                 }
             }
             Command::YxBoard(stones) => {
@@ -295,10 +508,10 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             }
             Command::Takeback(p) => self.takeback(p),
             Command::Play(p) => self.play(p),
-            Command::Swap2Board(points) => self.swap2(points, scope),
+            Command::Swap2Board(points) => self.swap2(number, points, scope),
             Command::YxNBest(n) => {
                 if self.board.is_some() {
-                    self.think(Job::NBest(n.clamp(1, MAX_NBEST)), scope);
+                    self.think(number, Job::NBest(n.clamp(1, MAX_NBEST)), scope);
                 } else {
                     self.error("YXNBEST before START");
                 }
@@ -333,7 +546,9 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         let Some(running) = self.search.take() else {
             return;
         };
-        match running.handle.join() {
+        let joined = running.handle.join();
+        self.control.finished();
+        match joined {
             Ok(finished) => {
                 self.engine = Some(finished.engine);
                 if let Some(board) = &mut self.board {
@@ -361,7 +576,18 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             Info::TimeoutMatch(t) => s.timeout_match = (t > 0).then_some(t),
             Info::TimeLeft(t) => s.time_left = Some(t),
             Info::MaxMemory(m) => s.max_memory = (m > 0).then_some(m),
-            Info::HashSize(kb) => s.hash_kb = (kb > 0).then_some(kb),
+            Info::HashSize(0) => s.hash_kb = None,
+            Info::HashSize(kb) => {
+                if let Err(e) = check_hash_mb(kb >> 10, s.max_memory) {
+                    // Refused: the size set before stays.
+                    let keep = self.hash_mb();
+                    self.error(format!(
+                        "INFO hash_size {kb}: {e}; the table stays at {keep} MB"
+                    ));
+                } else {
+                    s.hash_kb = Some(kb);
+                }
+            }
             Info::MaxNode(n) => s.max_node = (n > 0).then_some(n),
             Info::MaxDepth(d) => s.max_depth = (d > 0).then_some(d),
             // Bit 2 (continuous game) only changes what the manager does after a five.
@@ -407,7 +633,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         Some(board)
     }
 
-    fn turn(&mut self, p: Point, scope: &'scope Scope<'scope, 'env>) {
+    fn turn(&mut self, number: u64, p: Point, scope: &'scope Scope<'scope, 'env>) {
         let Some(board) = self.free_point(p, "TURN") else {
             return;
         };
@@ -419,7 +645,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             board.place(p, theirs).ok();
         }
         self.own = Some(theirs.opponent());
-        self.think(Job::Move, scope);
+        self.think(number, Job::Move, scope);
     }
 
     fn play(&mut self, p: Point) {
@@ -487,7 +713,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         true
     }
 
-    fn swap2(&mut self, points: Vec<Point>, scope: &'scope Scope<'scope, 'env>) {
+    fn swap2(&mut self, number: u64, points: Vec<Point>, scope: &'scope Scope<'scope, 'env>) {
         let Some(old) = &self.board else {
             self.error("SWAP2BOARD before START");
             return;
@@ -508,11 +734,67 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         }
         self.board = Some(board);
         self.own = None;
-        self.think(Job::Swap2(points.len()), scope);
+        self.think(number, Job::Swap2(points.len()), scope);
     }
 
     fn hash_mb(&self) -> usize {
-        hash_mb(&self.settings, self.options.hash_mb)
+        hash_mb(&self.settings, self.options.hash_mb, machine_limit_mb())
+    }
+
+    // The engine for the next search, with a table of the size asked for when that can be had
+    // without delay. A larger table is filled in the background and taken up by the first
+    // search after it is ready; until then the searches use the table they had, or a quick one.
+    fn engine_for_search(&mut self) -> Engine {
+        let want = self.hash_mb();
+        if self
+            .growing
+            .as_ref()
+            .is_some_and(|g| g.handle.is_finished())
+        {
+            if let Some(grown) = self.growing.take() {
+                match grown.handle.join() {
+                    Ok(Ok(engine)) if grown.mb == want => {
+                        self.engine = Some(engine);
+                        self.engine_mb = grown.mb;
+                    }
+                    // Asked for another size meanwhile: that one is grown next.
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) => {
+                        self.failed_mb = Some(grown.mb);
+                        self.error(format!("{e}; the table stays at {} MB", self.engine_mb));
+                    }
+                    Err(_) => self.failed_mb = Some(grown.mb),
+                }
+            }
+        }
+        match self.engine.take() {
+            Some(engine) if self.engine_mb == want || self.failed_mb == Some(want) => engine,
+            current if want <= QUICK_TABLE_MB => match try_engine(want) {
+                Ok(engine) => {
+                    self.engine_mb = want;
+                    engine
+                }
+                Err(e) => {
+                    self.failed_mb = Some(want);
+                    self.error(e.to_string());
+                    // Short of memory: the smallest table will do.
+                    current.unwrap_or_else(|| self.quick_engine(1))
+                }
+            },
+            current => {
+                if self.growing.is_none() && self.failed_mb != Some(want) {
+                    let handle = thread::spawn(move || try_engine(want));
+                    self.growing = Some(Growing { mb: want, handle });
+                }
+                current.unwrap_or_else(|| self.quick_engine(QUICK_TABLE_MB))
+            }
+        }
+    }
+
+    // An engine for searches to use while the table asked for cannot be had yet (or at all).
+    fn quick_engine(&mut self, mb: usize) -> Engine {
+        self.engine_mb = mb;
+        Engine::new(mb)
     }
 
     fn time_control(&self) -> TimeControl {
@@ -531,8 +813,12 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         }
     }
 
-    fn think(&mut self, job: Job, scope: &'scope Scope<'scope, 'env>) {
-        let Some(board) = &self.board else {
+    fn think(&mut self, number: u64, job: Job, scope: &'scope Scope<'scope, 'env>) {
+        // END is on its way: no search, and no answer it would not read.
+        if self.control.ending() {
+            return;
+        }
+        let Some(board) = self.board.clone() else {
             return;
         };
         if board
@@ -546,9 +832,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         let side = self
             .own
             .unwrap_or_else(|| Color::of_ply(board.stone_count() as usize));
-        let hash_mb = self.hash_mb();
-        let mut engine = self.engine.take().unwrap_or_else(|| Engine::new(hash_mb));
-        engine.set_hash_size(hash_mb);
+        let engine = self.engine_for_search();
         let tc = self.time_control();
         let level = self.settings.level;
         let mut limits = level.limits(tc.budget());
@@ -558,43 +842,47 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         if let Some(d) = self.settings.max_depth {
             limits.depth = Some(limits.depth.map_or(d, |m| m.min(d)));
         }
+        let seed = self
+            .options
+            .seed
+            .wrapping_add(u64::from(board.stone_count()));
         let task = Task {
             job,
-            board: board.clone(),
+            board,
             rule: self.settings.rule,
             side,
             level,
             tc,
             limits,
-            seed: self
-                .options
-                .seed
-                .wrapping_add(u64::from(board.stone_count())),
+            seed,
             hard_stop: hard_stop(&tc),
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        let quiet = Arc::new(AtomicBool::new(false));
-        let (thread_stop, thread_quiet) = (Arc::clone(&stop), Arc::clone(&quiet));
-        let out = self.out;
-        let handle = scope.spawn(move || task.run(engine, out, &thread_stop, &thread_quiet));
-        self.search = Some(Running {
-            handle,
-            stop,
-            quiet,
-        });
+        let stop = self.control.begin(number);
+        let (out, quiet) = (self.out, &self.control.ending);
+        let handle = scope.spawn(move || task.run(engine, out, &stop, quiet));
+        self.search = Some(Running { handle });
     }
 }
 
 /// The transposition table size: `INFO hash_size` (kilobytes, Yixin) when sent, never above
-/// half of `max_memory`; else a quarter of `max_memory` up to 256 MB; else the default.
-fn hash_mb(s: &Settings, default_mb: usize) -> usize {
+/// half of `max_memory`; else a quarter of `max_memory` up to 256 MB; else the default. Never
+/// above `machine_mb` (a quarter of the machine's memory) either.
+fn hash_mb(s: &Settings, default_mb: usize, machine_mb: u64) -> usize {
     let mb = match (s.hash_kb, s.max_memory) {
         (Some(kb), Some(mem)) => (kb >> 10).min((mem / 2) >> 20),
         (Some(kb), None) => kb >> 10,
         (None, Some(mem)) => ((mem / 4) >> 20).min(MAX_HASH_FROM_MEMORY_MB),
         (None, None) => default_mb as u64,
     };
-    usize::try_from(mb).unwrap_or(usize::MAX).max(1)
+    usize::try_from(mb.min(machine_mb))
+        .unwrap_or(usize::MAX)
+        .max(1)
+}
+
+// hash_limit_mb(None), read from the system once.
+fn machine_limit_mb() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| hash_limit_mb(None))
 }
 
 /// When to stop a search whatever the engine's own clock says: a little before `timeout_turn`
@@ -1016,18 +1304,60 @@ mod tests {
             rule: Rule::Freestyle,
             level: Level::Master,
         };
-        assert_eq!(hash_mb(&s, 64), 64);
+        let machine = 1 << 20;
+        assert_eq!(hash_mb(&s, 64, machine), 64);
         s.max_memory = Some(83_886_080); // 80 MB
-        assert_eq!(hash_mb(&s, 64), 20);
+        assert_eq!(hash_mb(&s, 64, machine), 20);
         s.max_memory = Some(4 << 30);
-        assert_eq!(hash_mb(&s, 64), 256);
+        assert_eq!(hash_mb(&s, 64, machine), 256);
         s.max_memory = Some(1 << 20);
-        assert_eq!(hash_mb(&s, 64), 1);
+        assert_eq!(hash_mb(&s, 64, machine), 1);
         s.hash_kb = Some(128 << 10);
         s.max_memory = None;
-        assert_eq!(hash_mb(&s, 64), 128);
+        assert_eq!(hash_mb(&s, 64, machine), 128);
         s.max_memory = Some(100 << 20);
-        assert_eq!(hash_mb(&s, 64), 50);
+        assert_eq!(hash_mb(&s, 64, machine), 50);
+        // Never more than the machine allows, whatever was asked.
+        s.max_memory = None;
+        s.hash_kb = Some(u64::MAX);
+        assert_eq!(hash_mb(&s, 64, 300), 300);
+        s.hash_kb = None;
+        assert_eq!(hash_mb(&s, 1_000_000, 300), 300);
+    }
+
+    #[test]
+    fn hash_sizes_are_checked_against_max_memory_or_the_machine() {
+        assert_eq!(check_hash_mb(50, Some(100 << 20)), Ok(()));
+        assert_eq!(
+            check_hash_mb(51, Some(100 << 20)),
+            Err(HashError::TooLarge {
+                asked: 51,
+                limit: 50,
+                why: "half of max_memory"
+            })
+        );
+        let machine = hash_limit_mb(None);
+        assert_eq!(check_hash_mb(machine, None), Ok(()));
+        assert!(check_hash_mb(machine + 1, None).is_err());
+        assert!(check_hash_mb(u64::MAX >> 10, None).is_err());
+        assert_eq!(
+            mem_total_kb("MemTotal:       24684084 kB\nMemFree: 1 kB\n"),
+            Some(24_684_084)
+        );
+        assert_eq!(mem_total_kb("nothing here"), None);
+    }
+
+    #[test]
+    fn an_impossible_table_is_an_error_not_an_abort() {
+        assert_eq!(
+            try_engine(usize::MAX).map(|_| ()),
+            Err(HashError::Allocation(usize::MAX))
+        );
+        // 128 TiB, the whole of a 47-bit address space: the system refuses it.
+        assert_eq!(
+            try_engine(1 << 27).map(|_| ()),
+            Err(HashError::Allocation(1 << 27))
+        );
     }
 
     #[test]

@@ -568,6 +568,30 @@ fn yxstop_answers_at_once_and_about_and_info_do_not_wait() {
 }
 
 #[test]
+fn yxstop_behind_a_waiting_command_stops_the_search_and_no_later_one() {
+    // Two minutes a move: only YXSTOP brings the move back in time.
+    let mut brain = started(15, 120_000);
+    brain.send("BOARD\n7,7,2\n8,8,1\n8,7,2\n6,8,1\nDONE");
+    // YXSHOWFORBID waits for the move; the YXSTOP behind it must reach the search all the same.
+    brain.send("YXSHOWFORBID");
+    brain.send("YXSTOP");
+    brain.reply_move();
+    assert!(brain.reply().starts_with("FORBID"));
+    // A YXSTOP with nothing to stop does not cut short the search asked for after it.
+    brain.send("YXSTOP");
+    brain.send("INFO max_depth 3");
+    brain.send("BOARD\n7,7,2\n8,8,1\nDONE");
+    let (messages, answer) = brain.reply_with_messages();
+    assert!(parse_point(&answer).is_some(), "{answer}");
+    let deepest = messages
+        .iter()
+        .filter_map(|m| SearchReport::parse(m).and_then(|r| r.depth))
+        .max();
+    assert_eq!(deepest, Some(3), "{messages:?}");
+    brain.finish();
+}
+
+#[test]
 fn end_stops_thinking_and_says_nothing_more() {
     let mut brain = started(15, 60_000);
     brain.send("BOARD\n7,7,2\n8,8,1\n8,7,2\n6,8,1\nDONE");
@@ -717,7 +741,17 @@ fn end_of_input_lets_the_last_search_answer() {
 
 // Lines a manager might send, good and bad, for the property test below.
 fn any_line() -> impl Strategy<Value = String> {
-    let coord = -3i64..25;
+    // Mostly near the board, sometimes at the ends of i32 and beyond.
+    let coord = prop_oneof![
+        4 => -3i64..25,
+        1 => prop::sample::select(vec![
+            i64::from(i32::MIN),
+            i64::from(i32::MAX),
+            i64::from(i32::MAX) + 1,
+            i64::MIN,
+            i64::MAX,
+        ]),
+    ];
     let point = (coord.clone(), coord.clone()).prop_map(|(x, y)| format!("{x},{y}"));
     prop_oneof![
         (4u32..25).prop_map(|n| format!("START {n}")),
@@ -774,7 +808,7 @@ proptest! {
             input.push('\n');
         }
         let mut output = Vec::new();
-        run(input.as_bytes(), &mut output, &test_options()).expect("the loop ends cleanly");
+        run(io::Cursor::new(input), &mut output, &test_options()).expect("the loop ends cleanly");
         let text = String::from_utf8_lossy(&output);
         for line in text.lines() {
             prop_assert!(Response::parse(line).is_some(), "unreadable output line {line:?}");

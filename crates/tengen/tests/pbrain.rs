@@ -2,11 +2,15 @@
 //! and against the classic one-ply bot of `shared/tools/classicbot.py`, every game judged by
 //! `tengen_rules::Game`.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use tengen_protocol::client::{Client, Swap2Answer};
-use tengen_protocol::command::Info;
+use tengen_protocol::command::{Info, parse_point};
 use tengen_rules::{BoardSize, Color, EndReason, Game, Rule};
 
 const BRAIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
@@ -160,4 +164,165 @@ fn the_level_flag_and_swap2_work_in_the_binary() {
     let mut bad = Client::spawn(BRAIN, &["--level", "grandmaster"]).expect("starts");
     // A bad flag: the binary exits with an error before speaking the protocol.
     assert!(bad.start(BoardSize::STANDARD, WAIT).is_err());
+}
+
+/// Far longer than any answer takes, even on a busy machine: reaching it means the brain hangs.
+const HANG: Duration = Duration::from_secs(30);
+
+/// The real brain over raw pipes, line by line, for input the protocol client never sends.
+struct Raw {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Raw {
+    fn spawn(args: &[&str]) -> Raw {
+        let mut child = Command::new(BRAIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pbrain-tengen starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().expect("input open");
+        writeln!(stdin, "{text}").expect("the brain reads its input");
+        stdin.flush().expect("flushed");
+    }
+
+    /// The next line that is not a MESSAGE.
+    fn reply(&mut self) -> String {
+        loop {
+            match self.lines.recv_timeout(HANG) {
+                Ok(line) if line.starts_with("MESSAGE") => {}
+                Ok(line) => return line,
+                Err(RecvTimeoutError::Timeout) => panic!("no answer within {HANG:?}: a hang"),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the brain closed its output: {:?}", self.child.wait())
+                }
+            }
+        }
+    }
+
+    /// Closes the input and waits for the brain to exit.
+    fn finish(&mut self) -> (ExitStatus, String) {
+        self.stdin = None;
+        let deadline = Instant::now() + HANG;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waitable") {
+                let mut stderr = String::new();
+                if let Some(mut e) = self.child.stderr.take() {
+                    std::io::Read::read_to_string(&mut e, &mut stderr).ok();
+                }
+                return (status, stderr);
+            }
+            if Instant::now() > deadline {
+                self.child.kill().ok();
+                panic!("the brain did not exit within {HANG:?}");
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+// A failed test must not leave a brain thinking for minutes on a shared machine.
+impl Drop for Raw {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+#[test]
+fn yxstop_and_end_queued_behind_another_command_stop_the_search_at_once() {
+    let mut brain = Raw::spawn(&[]);
+    brain.send("START 15");
+    assert_eq!(brain.reply(), "OK");
+    // Two minutes a move: only YXSTOP brings the move back before the test gives up on it.
+    brain.send("INFO timeout_turn 120000");
+    brain.send("INFO rule 4");
+    // BOARD starts a search; YXSHOWFORBID must wait for its move, and YXSTOP comes after it.
+    brain.send("BOARD\n7,7,2\n8,8,1\n8,7,2\n6,8,1\nDONE");
+    brain.send("YXSHOWFORBID");
+    brain.send("YXSTOP");
+    let answer = brain.reply();
+    let first = parse_point(&answer).unwrap_or_else(|| panic!("a move first, not {answer:?}"));
+    assert!(BoardSize::STANDARD.contains(first));
+    let forbid = brain.reply();
+    assert!(forbid.starts_with("FORBID"), "{forbid}");
+    // Again with a TURN, and another command that waits (RESTART) between it and YXSTOP.
+    brain.send("TURN 9,9");
+    brain.send("RESTART");
+    brain.send("YXSTOP");
+    let answer = brain.reply();
+    assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+    assert_eq!(brain.reply(), "OK");
+    // END behind a waiting command ends the brain without the two minutes.
+    brain.send("BEGIN");
+    brain.send("YXSHOWFORBID");
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
+
+#[test]
+fn a_hash_size_beyond_the_machine_is_an_error_not_an_abort() {
+    let mut brain = Raw::spawn(&[]);
+    // No max_memory: the machine's memory bounds the table.
+    for kb in ["2000000000", "18446744073709551615"] {
+        brain.send(&format!("INFO hash_size {kb}"));
+        let answer = brain.reply();
+        assert!(answer.starts_with("ERROR"), "{kb}: {answer}");
+        assert!(answer.contains("hash_size"), "{answer}");
+    }
+    brain.send("START 15");
+    assert_eq!(brain.reply(), "OK");
+    brain.send("INFO timeout_turn 300");
+    brain.send("BEGIN");
+    assert_eq!(brain.reply(), "7,7");
+    // Within what max_memory allows (half of it), a table is taken; beyond it, refused.
+    brain.send("INFO max_memory 104857600");
+    brain.send("INFO hash_size 40960");
+    brain.send("INFO hash_size 1048576");
+    let answer = brain.reply();
+    assert!(
+        answer.starts_with("ERROR") && answer.contains("max_memory"),
+        "{answer}"
+    );
+    brain.send("TURN 8,8");
+    let answer = brain.reply();
+    assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
+
+#[test]
+fn a_hash_flag_beyond_the_machine_is_refused_at_start() {
+    let mut brain = Raw::spawn(&["--hash", "99999999"]);
+    // The brain may already be gone: what it says matters, not whether it read this.
+    if let Some(stdin) = brain.stdin.as_mut() {
+        stdin.write_all(b"START 15\nBEGIN\n").ok();
+    }
+    let (status, stderr) = brain.finish();
+    assert_eq!(status.code(), Some(2), "{status:?}: {stderr}");
+    assert!(stderr.contains("--hash 99999999"), "{stderr}");
 }

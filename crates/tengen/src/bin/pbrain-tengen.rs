@@ -22,13 +22,19 @@ struct Args {
     /// Seed for the lower levels' human-like choices (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
-    /// Hash table size in megabytes when the manager sends no `INFO max_memory`.
+    /// Hash table size in megabytes when the manager sends no `INFO max_memory` (at most a
+    /// quarter of the machine's memory).
     #[arg(long, default_value_t = 64)]
     hash: usize,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    // Refused here rather than met with an abort at the first search.
+    if let Err(e) = brain::check_hash_mb(args.hash as u64, None) {
+        eprintln!("pbrain-tengen: --hash {}: {e}", args.hash);
+        return ExitCode::from(2);
+    }
     // A clock-based seed varies the lower levels' games; the nanoseconds are plenty of entropy
     // for choosing among near-equal moves.
     let seed = args.seed.unwrap_or_else(|| {
