@@ -183,8 +183,9 @@ fn try_engine(mb: usize) -> Result<Engine, HashError> {
 /// the input is allowed to finish and answer. Returns an error only when reading or writing
 /// fails; bad input is answered with `ERROR` or `UNKNOWN` and never ends the loop.
 ///
-/// `input` is read on a thread of its own, which is left behind (blocked in a read) if the loop
-/// ends first, on `END` or a failed write: hence `'static`.
+/// `input` is read on a thread of its own. It has read its last line when the loop ends on
+/// `END`, the end of the input or a read error, and is waited for; after a failed write it may
+/// be blocked in a read, and is left behind: hence `'static`.
 pub fn run<R: BufRead + Send + 'static, W: Write + Send>(
     input: R,
     output: W,
@@ -192,15 +193,15 @@ pub fn run<R: BufRead + Send + 'static, W: Write + Send>(
 ) -> io::Result<()> {
     let out = Output::new(output);
     let control = Arc::new(Control::default());
-    let commands = spawn_reader(input, Arc::clone(&control));
-    thread::scope(|scope| {
+    let (commands, reader) = spawn_reader(input, Arc::clone(&control));
+    let (result, reader_done) = thread::scope(|scope| {
         let mut brain = Brain::new(&out, options.clone(), &control);
-        let result = loop {
+        let (result, reader_done) = loop {
             let (number, parsed) = match commands.recv() {
                 Ok(Read::Command(number, parsed)) => (number, parsed),
-                Ok(Read::Failed(e)) => break Err(e),
+                Ok(Read::Failed(e)) => break (Err(e), true),
                 // The reader is done: the end of the input.
-                Err(_) => break Ok(()),
+                Err(_) => break (Ok(()), true),
             };
             match parsed {
                 Err(ParseError::Unknown(text)) => out.send(&Response::Unknown(text)),
@@ -208,17 +209,24 @@ pub fn run<R: BufRead + Send + 'static, W: Write + Send>(
                 Ok(command) => {
                     let flow = brain.handle(number, command, scope);
                     if flow.is_break() {
-                        break Ok(());
+                        // END: the reader stops right after it.
+                        break (Ok(()), true);
                     }
                 }
             }
             if let Some(e) = out.take_error() {
-                break Err(e);
+                break (Err(e), false);
             }
         };
         brain.wait();
-        result
-    })
+        (result, reader_done)
+    });
+    // A thread still running when the caller goes on would outlive the brain it served (and
+    // its input, which the caller may expect closed).
+    if reader_done {
+        reader.join().ok();
+    }
+    result
 }
 
 // What the reader thread passes to the loop: each command (or unreadable line) numbered in the
@@ -233,11 +241,11 @@ enum Read {
 fn spawn_reader<R: BufRead + Send + 'static>(
     input: R,
     control: Arc<Control>,
-) -> mpsc::Receiver<Read> {
+) -> (mpsc::Receiver<Read>, JoinHandle<()>) {
     // Bounded, so that a flood of commands queues no more than this much memory; a manager
     // waits for answers long before, and YXSTOP and END act when read, queued or not.
     let (tx, rx) = mpsc::sync_channel(QUEUED_COMMANDS);
-    thread::spawn(move || {
+    let handle = thread::spawn(move || {
         let mut reader = LineReader::new(input);
         let mut parser = CommandParser::new();
         let mut number = 0u64;
@@ -265,7 +273,7 @@ fn spawn_reader<R: BufRead + Send + 'static>(
             }
         }
     });
-    rx
+    (rx, handle)
 }
 
 // Shared by the reader thread and the loop: which searches YXSTOP and END have stopped.

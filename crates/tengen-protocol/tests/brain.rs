@@ -1,6 +1,8 @@
 //! The brain loop driven in-process, command by command, as a manager would drive it.
 
 use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -589,6 +591,53 @@ fn yxstop_behind_a_waiting_command_stops_the_search_and_no_later_one() {
         .max();
     assert_eq!(deepest, Some(3), "{messages:?}");
     brain.finish();
+}
+
+// An input that says when it is dropped, slowly, as a pipe's reader thread would be wound up.
+struct SlowToClose {
+    text: io::Cursor<Vec<u8>>,
+    closed: Arc<AtomicBool>,
+}
+
+impl Read for SlowToClose {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        self.text.read(out)
+    }
+}
+
+impl BufRead for SlowToClose {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.text.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.text.consume(n);
+    }
+}
+
+impl Drop for SlowToClose {
+    fn drop(&mut self) {
+        // Long enough that a loop not waiting for its reader returns first.
+        thread::sleep(Duration::from_millis(500));
+        self.closed.store(true, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn the_loop_returns_after_its_reader_thread_has_ended() {
+    // Found by the `brain` fuzz target: a reader thread still running after `run` returned
+    // (a leak report), here seen as an input not yet dropped.
+    for script in ["START 15\nEND\n", "START 15\n", "START 15\nEND\nBEGIN\n"] {
+        let closed = Arc::new(AtomicBool::new(false));
+        let input = SlowToClose {
+            text: io::Cursor::new(script.as_bytes().to_vec()),
+            closed: Arc::clone(&closed),
+        };
+        let mut output = Vec::new();
+        run(input, &mut output, &test_options()).expect("runs");
+        assert!(closed.load(Ordering::SeqCst), "{script:?}");
+        assert_eq!(String::from_utf8_lossy(&output), "OK\n");
+    }
 }
 
 #[test]
