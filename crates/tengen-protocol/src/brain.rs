@@ -9,8 +9,10 @@
 //!
 //! The transposition table is sized by `INFO max_memory` and `INFO hash_size` within what
 //! [`hash_limit_mb`] allows (a larger size is answered with `ERROR`), and allocated at the first
-//! search. A table larger than [`QUICK_TABLE_MB`] is filled on a thread of its own while the
-//! searches go on with the table they had (or a quick one), so that no move waits for it.
+//! search, then again at the first search after the size asked for changes. The engine allocates
+//! it zeroed, so its pages are only taken as the search touches them and even a table of
+//! gigabytes costs the move no time. A table the system refuses is answered with `ERROR`, and the
+//! brain keeps the one it had (at the first search: [`DEFAULT_HASH_MB`], else 1 MB).
 //!
 //! ```
 //! use tengen_protocol::brain::{run, BrainOptions};
@@ -48,9 +50,9 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The largest hash table sized from `max_memory`, in megabytes.
 const MAX_HASH_FROM_MEMORY_MB: u64 = 256;
-/// A table this large (in megabytes) or smaller is allocated when the search needs it: it takes
-/// a few tens of milliseconds. A larger one is filled in the background (see the module's notes).
-pub const QUICK_TABLE_MB: usize = 64;
+/// The table size (in megabytes) when nothing says otherwise, and the one the first search falls
+/// back to when the system refuses the size asked for.
+pub const DEFAULT_HASH_MB: usize = 64;
 /// Commands read ahead of the loop at most (each line is at most `lines::MAX_LINE` bytes).
 const QUEUED_COMMANDS: usize = 1024;
 /// The machine's memory assumed when the system does not say (no `/proc/meminfo`).
@@ -76,7 +78,7 @@ impl Default for BrainOptions {
         BrainOptions {
             level: Level::Master,
             seed: 0,
-            hash_mb: 64,
+            hash_mb: DEFAULT_HASH_MB,
         }
     }
 }
@@ -129,7 +131,7 @@ fn mem_total_kb(meminfo: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Why a transposition table could not be had.
+/// Why a transposition table size is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HashError {
     /// More than [`hash_limit_mb`] allows.
@@ -142,9 +144,6 @@ pub enum HashError {
         /// What sets the limit.
         why: &'static str,
     },
-    /// The system refused the memory.
-    #[error("cannot allocate a {0} MB table")]
-    Allocation(usize),
 }
 
 /// Checks a table size (in megabytes) against [`hash_limit_mb`].
@@ -163,19 +162,6 @@ pub fn check_hash_mb(mb: u64, max_memory: Option<u64>) -> Result<(), HashError> 
             },
         })
     }
-}
-
-// An engine with a table of `mb` megabytes, or an error where the system has not the memory.
-// The engine allocates its table infallibly (an abort on failure): reserving as much first,
-// fallibly, turns a request the system refuses into an error.
-fn try_engine(mb: usize) -> Result<Engine, HashError> {
-    let bytes = mb.checked_mul(1 << 20).ok_or(HashError::Allocation(mb))?;
-    let mut probe: Vec<u8> = Vec::new();
-    probe
-        .try_reserve_exact(bytes)
-        .map_err(|_| HashError::Allocation(mb))?;
-    drop(probe);
-    Ok(Engine::new(mb))
 }
 
 /// Runs the brain: reads commands from `input`, writes answers to `output` (one line each,
@@ -385,13 +371,6 @@ struct Running<'scope> {
     handle: ScopedJoinHandle<'scope, Finished>,
 }
 
-// A large table being filled in the background: its size, and the engine that will hold it. Not
-// scoped, so that END need not wait for it.
-struct Growing {
-    mb: usize,
-    handle: JoinHandle<Result<Engine, HashError>>,
-}
-
 // What a search leaves behind: the engine (with its table) and the stones it answered.
 struct Finished {
     engine: Engine,
@@ -407,13 +386,13 @@ struct Brain<'scope, 'env, W> {
     board: Option<Board>,
     // The brain's colour when known: set by BEGIN, TURN, BOARD and the swap2 answers.
     own: Option<Color>,
-    // None while a search has it.
+    // None before the first search, and while a search has it.
     engine: Option<Engine>,
     // The size of `engine`'s table, in megabytes.
     engine_mb: usize,
-    // A table being filled for the size asked, and a size that could not be had (not retried).
-    growing: Option<Growing>,
-    failed_mb: Option<usize>,
+    // The size last asked of the engine, had or refused: a refused size is not asked again
+    // (nor the ERROR repeated) until the size asked for changes.
+    asked_mb: usize,
     search: Option<Running<'scope>>,
     control: &'env Control,
     // Thinking time this match, for a match clock stated by timeout_match alone.
@@ -443,8 +422,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             own: None,
             engine: None,
             engine_mb: 0,
-            growing: None,
-            failed_mb: None,
+            asked_mb: 0,
             search: None,
             control,
             used_ms: 0,
@@ -749,60 +727,44 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         hash_mb(&self.settings, self.options.hash_mb, machine_limit_mb())
     }
 
-    // The engine for the next search, with a table of the size asked for when that can be had
-    // without delay. A larger table is filled in the background and taken up by the first
-    // search after it is ready; until then the searches use the table they had, or a quick one.
+    // The engine for the next search, with a table of the size asked for when the system has
+    // the memory: made at the first search, resized at the first search after the size asked
+    // for changes. Neither costs the move any time, the table's pages being taken only as the
+    // search fills them. A size refused leaves the table as it was (at the first search: the
+    // default size, else 1 MB), with an ERROR.
     fn engine_for_search(&mut self) -> Engine {
         let want = self.hash_mb();
-        if self
-            .growing
-            .as_ref()
-            .is_some_and(|g| g.handle.is_finished())
-        {
-            if let Some(grown) = self.growing.take() {
-                match grown.handle.join() {
-                    Ok(Ok(engine)) if grown.mb == want => {
-                        self.engine = Some(engine);
-                        self.engine_mb = grown.mb;
-                    }
-                    // Asked for another size meanwhile: that one is grown next.
-                    Ok(Ok(_)) => {}
-                    Ok(Err(e)) => {
-                        self.failed_mb = Some(grown.mb);
-                        self.error(format!("{e}; the table stays at {} MB", self.engine_mb));
-                    }
-                    Err(_) => self.failed_mb = Some(grown.mb),
-                }
-            }
-        }
+        let asked = std::mem::replace(&mut self.asked_mb, want);
         match self.engine.take() {
-            Some(engine) if self.engine_mb == want || self.failed_mb == Some(want) => engine,
-            current if want <= QUICK_TABLE_MB => match try_engine(want) {
+            Some(mut engine) => {
+                if want != asked {
+                    match engine.try_set_hash_size(want) {
+                        Ok(()) => self.engine_mb = want,
+                        Err(e) => {
+                            self.error(format!("{e}; the table stays at {} MB", self.engine_mb));
+                        }
+                    }
+                }
+                engine
+            }
+            None => match Engine::try_new(want) {
                 Ok(engine) => {
                     self.engine_mb = want;
                     engine
                 }
                 Err(e) => {
-                    self.failed_mb = Some(want);
-                    self.error(e.to_string());
-                    // Short of memory: the smallest table will do.
-                    current.unwrap_or_else(|| self.quick_engine(1))
+                    let (engine, mb) = [DEFAULT_HASH_MB, 1]
+                        .into_iter()
+                        .filter(|&mb| mb < want)
+                        .find_map(|mb| Engine::try_new(mb).ok().map(|engine| (engine, mb)))
+                        // Not even 1 MB: the abort any allocation would meet.
+                        .unwrap_or_else(|| (Engine::new(1), 1));
+                    self.engine_mb = mb;
+                    self.error(format!("{e}; the table is {mb} MB instead"));
+                    engine
                 }
             },
-            current => {
-                if self.growing.is_none() && self.failed_mb != Some(want) {
-                    let handle = thread::spawn(move || try_engine(want));
-                    self.growing = Some(Growing { mb: want, handle });
-                }
-                current.unwrap_or_else(|| self.quick_engine(QUICK_TABLE_MB))
-            }
         }
-    }
-
-    // An engine for searches to use while the table asked for cannot be had yet (or at all).
-    fn quick_engine(&mut self, mb: usize) -> Engine {
-        self.engine_mb = mb;
-        Engine::new(mb)
     }
 
     fn time_control(&self) -> TimeControl {
@@ -1353,19 +1315,6 @@ mod tests {
             Some(24_684_084)
         );
         assert_eq!(mem_total_kb("nothing here"), None);
-    }
-
-    #[test]
-    fn an_impossible_table_is_an_error_not_an_abort() {
-        assert_eq!(
-            try_engine(usize::MAX).map(|_| ()),
-            Err(HashError::Allocation(usize::MAX))
-        );
-        // 128 TiB, the whole of a 47-bit address space: the system refuses it.
-        assert_eq!(
-            try_engine(1 << 27).map(|_| ()),
-            Err(HashError::Allocation(1 << 27))
-        );
     }
 
     #[test]

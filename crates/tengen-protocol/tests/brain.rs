@@ -83,7 +83,8 @@ struct Brain {
 }
 
 fn test_options() -> BrainOptions {
-    // A small table: allocating the default 64 MB for every test costs more than the tests.
+    // A small table: a search spreads its entries over the whole table, so that each test's
+    // brain would soon hold most of the default 64 MB.
     BrainOptions {
         level: Level::Master,
         seed: 7,

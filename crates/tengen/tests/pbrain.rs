@@ -178,8 +178,26 @@ struct Raw {
 
 impl Raw {
     fn spawn(args: &[&str]) -> Raw {
-        let mut child = Command::new(BRAIN)
-            .args(args)
+        let mut command = Command::new(BRAIN);
+        command.args(args);
+        Raw::spawn_command(command)
+    }
+
+    /// The brain with at most `kb` kilobytes of address space (`ulimit -v`), so that the system
+    /// refuses it a large table.
+    #[cfg(target_os = "linux")]
+    fn spawn_limited(kb: u64, args: &[&str]) -> Raw {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -v {kb} && exec \"$0\" \"$@\""))
+            .arg(BRAIN)
+            .args(args);
+        Raw::spawn_command(command)
+    }
+
+    fn spawn_command(mut command: Command) -> Raw {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -310,6 +328,61 @@ fn a_hash_size_beyond_the_machine_is_an_error_not_an_abort() {
     brain.send("TURN 8,8");
     let answer = brain.reply();
     assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_table_the_system_refuses_is_an_error_and_the_brain_plays_on() {
+    // 1 GB of address space: room for the brain and a 64 MB table, none for a 2 GB one.
+    const CAP_KB: u64 = 1 << 20;
+    const REFUSED_MB: u64 = 2048;
+    if tengen_protocol::brain::hash_limit_mb(None) < REFUSED_MB {
+        eprintln!("note: this machine caps the table below {REFUSED_MB} MB; skipping");
+        return;
+    }
+    let mut brain = Raw::spawn_limited(CAP_KB, &[]);
+    let mut taken = vec![];
+    // Answers a TURN on the first free point of a few far apart; the brain's move after it.
+    let turn = |brain: &mut Raw, taken: &mut Vec<String>| {
+        let theirs = ["0,0", "14,0", "0,14", "14,14", "0,7", "14,7"]
+            .into_iter()
+            .find(|p| !taken.iter().any(|t| t == p))
+            .expect("a free point");
+        taken.push(theirs.to_string());
+        brain.send(&format!("TURN {theirs}"));
+    };
+    let moved = |answer: String, taken: &mut Vec<String>| {
+        assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+        taken.push(answer);
+    };
+    brain.send("START 15");
+    assert_eq!(brain.reply(), "OK");
+    brain.send("INFO timeout_turn 300");
+    brain.send(&format!("INFO hash_size {}", REFUSED_MB << 10));
+    // The first search: no table yet, so the default size, and the move on time.
+    brain.send("BEGIN");
+    assert_eq!(
+        brain.reply(),
+        "ERROR no memory for a 2048 MB hash table; the table is 64 MB instead"
+    );
+    moved(brain.reply(), &mut taken);
+    // The size asked for is the same: not asked again, nor the ERROR said again.
+    turn(&mut brain, &mut taken);
+    moved(brain.reply(), &mut taken);
+    // A size that fits is taken; one refused after it leaves it as it was.
+    brain.send("INFO hash_size 16384");
+    turn(&mut brain, &mut taken);
+    moved(brain.reply(), &mut taken);
+    brain.send(&format!("INFO hash_size {}", REFUSED_MB << 10));
+    turn(&mut brain, &mut taken);
+    assert_eq!(
+        brain.reply(),
+        "ERROR no memory for a 2048 MB hash table; the table stays at 16 MB"
+    );
+    moved(brain.reply(), &mut taken);
     brain.send("END");
     let (status, stderr) = brain.finish();
     assert!(status.success(), "{status:?}: {stderr}");
