@@ -39,6 +39,7 @@ use tengen_rules::{Board, Color, Game, Point, Rule};
 
 pub use level::Level;
 pub use time::TimeControl;
+pub use tt::TableSizeError;
 
 use position::Position;
 use search::{Searcher, WIN, WIN_BOUND};
@@ -173,12 +174,38 @@ impl Engine {
         }
     }
 
+    /// An engine with a transposition table of about `hash_mb` megabytes, or an error when the
+    /// system has not the memory. The table's pages are only taken as the search fills them, so
+    /// even a large one costs no time up front.
+    ///
+    /// ```
+    /// use tengen_engine::Engine;
+    /// assert!(Engine::try_new(16).is_ok());
+    /// assert!(Engine::try_new(usize::MAX).is_err());
+    /// ```
+    pub fn try_new(hash_mb: usize) -> Result<Engine, TableSizeError> {
+        Ok(Engine {
+            tt: tt::Table::try_new(hash_mb)?,
+            hash_mb,
+        })
+    }
+
     /// Resizes (and clears) the transposition table.
     pub fn set_hash_size(&mut self, hash_mb: usize) {
         if hash_mb != self.hash_mb {
             self.tt = tt::Table::new(hash_mb);
             self.hash_mb = hash_mb;
         }
+    }
+
+    /// Resizes (and clears) the transposition table, keeping the old one when the system has
+    /// not the memory for the new.
+    pub fn try_set_hash_size(&mut self, hash_mb: usize) -> Result<(), TableSizeError> {
+        if hash_mb != self.hash_mb {
+            self.tt = tt::Table::try_new(hash_mb)?;
+            self.hash_mb = hash_mb;
+        }
+        Ok(())
     }
 
     /// Forgets everything learnt in earlier searches.

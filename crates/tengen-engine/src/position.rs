@@ -2,7 +2,7 @@
 //! line around it, kept up to date move by move, and from it each empty cell's patterns for both
 //! colours.
 
-use tengen_rules::{Board, BoardSize, Color, Point, Rule};
+use tengen_rules::{Board, BoardSize, Color, MAX_UNBOUNDED_COORD, Point, Rule};
 
 use crate::pattern::{BLACK, EDGE, EMPTY, FiveKind, KEYS, Pat, PatTable, REACH, WHITE, shift};
 
@@ -179,10 +179,14 @@ impl Position {
                 let (lo, hi) = board
                     .extent()
                     .unwrap_or((Point::new(0, 0), Point::new(0, 0)));
-                let o = Point::new(lo.x - UNBOUNDED_MARGIN, lo.y - UNBOUNDED_MARGIN);
-                let w = hi.x - lo.x + 1 + 2 * UNBOUNDED_MARGIN;
-                let h = hi.y - lo.y + 1 + 2 * UNBOUNDED_MARGIN;
-                (o, w, h)
+                // The window ends where the board does: beyond the coordinate bound is edge,
+                // and the padding outside the window already reads as edge.
+                let m = MAX_UNBOUNDED_COORD;
+                let x0 = (lo.x - UNBOUNDED_MARGIN).max(-m);
+                let y0 = (lo.y - UNBOUNDED_MARGIN).max(-m);
+                let x1 = (hi.x + UNBOUNDED_MARGIN).min(m);
+                let y1 = (hi.y + UNBOUNDED_MARGIN).min(m);
+                (Point::new(x0, y0), x1 - x0 + 1, y1 - y0 + 1)
             }
         };
         let stride = w + 2 * PAD;
@@ -462,6 +466,11 @@ impl Position {
     #[inline]
     pub(crate) fn may_have_open_four(&self, c: Color) -> bool {
         self.open_fours[ci(c)] > 0
+    }
+
+    /// The last stone put, if any.
+    pub(crate) fn last_move(&self) -> Option<Sq> {
+        self.frames.last().map(|f| f.sq)
     }
 
     /// Sum of pattern weights of `c` over the empty cells.

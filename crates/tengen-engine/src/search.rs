@@ -177,6 +177,9 @@ pub(crate) struct Searcher<'a> {
     pub aborted: bool,
     killers: Vec<[u32; 2]>,
     history: Vec<i32>,
+    /// The move that last refuted each (previous move, side to move): a reply that answered a
+    /// stone once often answers it again elsewhere in the tree.
+    counter_moves: Vec<u32>,
     /// Positions where a VCF failed, and to what depth: a fixed-size table indexed by hash.
     vcf_fail: Vec<u64>,
     scratch: Vec<Vec<Sq>>,
@@ -193,6 +196,14 @@ pub(crate) struct Searcher<'a> {
 
 /// Slots of the failed-VCF table (a power of two: 8 MB).
 const VCF_FAIL_SLOTS: usize = 1 << 20;
+
+/// How far the VCF at the leaves looks, in attacker fours. Most leaves have no four to make and
+/// cost nothing more for a deeper look; the rest see VCFs as long as the defence set's own check
+/// (20 fours): it then holds 18 of 23 at 200k nodes instead of 16.
+const LEAF_VCF: u32 = 20;
+
+/// Ordering bonus of the counter-move: above any history score, below the killers.
+const COUNTER_MOVE_BONUS: i32 = 40_000;
 
 /// Nodes the root VCT may spend before the main search takes over.
 const ROOT_VCT_NODES: u64 = 150_000;
@@ -215,11 +226,12 @@ impl<'a> Searcher<'a> {
             aborted: false,
             killers: vec![[NO_MOVE; 2]; MAX_PLY + 1],
             history: vec![0; cells],
+            counter_moves: vec![NO_MOVE; cells * 2],
             vcf_fail: vec![0; VCF_FAIL_SLOTS],
             scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             seldepth: 0,
             completed_depth: 0,
-            leaf_vcf: 6,
+            leaf_vcf: LEAF_VCF,
             root_vct: if limits.depth.is_some_and(|d| d <= 4) {
                 0
             } else {
@@ -348,14 +360,25 @@ impl<'a> Searcher<'a> {
         if horizon {
             return self.leaf(ply, pv);
         }
-        // Step 6: move ordering: the table's move, then killers, then pattern weight + history.
+        // Step 6: move ordering: the table's move, then killers, then the counter-move to the
+        // opponent's last stone, then pattern weight + history. The counter-move measured, with
+        // the deeper leaf VCF: +17 +/- 44 Elo in freestyle (self-play, 240 games, 300 ms).
         let killers = self.killers[ply.min(MAX_PLY)];
+        let counter_slot = self
+            .pos
+            .last_move()
+            .map(|prev| prev * 2 + crate::position::ci(me));
+        let counter = counter_slot
+            .and_then(|i| self.counter_moves.get(i).copied())
+            .unwrap_or(NO_MOVE);
         for m in moves.iter_mut() {
             let s = m.0 as u32;
             if s == tt_move {
                 m.1 += 1 << 24;
             } else if killers.contains(&s) {
                 m.1 += 1 << 16;
+            } else if s == counter {
+                m.1 += COUNTER_MOVE_BONUS;
             }
             m.1 += self.history.get(m.0).copied().unwrap_or(0).min(1 << 15);
         }
@@ -415,6 +438,9 @@ impl<'a> Searcher<'a> {
                 if k[0] != sq as u32 {
                     k[1] = k[0];
                     k[0] = sq as u32;
+                }
+                if let Some(c) = counter_slot.and_then(|i| self.counter_moves.get_mut(i)) {
+                    *c = sq as u32;
                 }
                 if let Some(h) = self.history.get_mut(sq) {
                     *h += depth.max(1) * depth.max(1);

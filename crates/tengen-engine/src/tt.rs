@@ -1,4 +1,8 @@
 //! The transposition table: what earlier searches found about a position, by Zobrist hash.
+//!
+//! Each slot is two words, the key and the packed entry, and an all-zero slot is empty, so the
+//! table is allocated zeroed: the system hands out zeroed pages as they are first touched, and a
+//! table of any size costs nothing until the search fills it.
 
 /// What a stored score bounds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -15,50 +19,167 @@ pub(crate) enum Bound {
 pub(crate) struct Entry {
     pub key: u64,
     pub best: u32,
+    /// Within `i16`: scores stay within ±(WIN + 1).
     pub score: i32,
+    /// Within `i8`: the search stores depths from -1 to 120.
     pub depth: i16,
     pub bound: Bound,
 }
 
+/// A table of the size asked for could not be had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableSizeError {
+    /// The size asked for, in megabytes.
+    pub mb: usize,
+}
+
+impl std::fmt::Display for TableSizeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no memory for a {} MB hash table", self.mb)
+    }
+}
+
+impl std::error::Error for TableSizeError {}
+
 /// A fixed-size table, one entry per slot, deeper results kept over shallower ones.
 #[derive(Debug)]
 pub(crate) struct Table {
-    slots: Vec<Option<Entry>>,
+    /// `words[2 * i]` is slot i's key, `words[2 * i + 1]` its packed entry (0 when empty).
+    words: Vec<u64>,
 }
 
 pub(crate) const NO_MOVE: u32 = u32::MAX;
 
+/// Set in every stored entry, so that no stored entry packs to zero.
+const OCCUPIED: u64 = 1 << 63;
+
+fn pack(e: &Entry) -> u64 {
+    let bound = match e.bound {
+        Bound::Exact => 0u64,
+        Bound::Lower => 1,
+        Bound::Upper => 2,
+    };
+    OCCUPIED
+        | u64::from(e.best)
+        | u64::from(e.score as i16 as u16) << 32
+        | u64::from(e.depth as i8 as u8) << 48
+        | bound << 56
+}
+
+fn unpack(key: u64, w: u64) -> Entry {
+    Entry {
+        key,
+        best: w as u32,
+        score: i32::from((w >> 32) as u16 as i16),
+        depth: i16::from((w >> 48) as u8 as i8),
+        bound: match (w >> 56) & 3 {
+            0 => Bound::Exact,
+            1 => Bound::Lower,
+            _ => Bound::Upper,
+        },
+    }
+}
+
+/// Slots in a table of about `mb` megabytes (at least 1024), or `None` past the address space.
+fn slots_for(mb: usize) -> Option<usize> {
+    let bytes = mb.max(1).checked_mul(1 << 20)?;
+    Some((bytes / 16).max(1024))
+}
+
 impl Table {
-    /// A table using about `mb` megabytes.
+    /// A table using about `mb` megabytes; aborts, as any allocation does, if the system has
+    /// not the memory (see [`Table::try_new`]).
     pub(crate) fn new(mb: usize) -> Table {
-        let n = (mb.max(1) << 20) / std::mem::size_of::<Option<Entry>>();
-        Table {
-            slots: vec![None; n.max(1024)],
-        }
+        Table::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Forgets everything.
+    /// A table using about `mb` megabytes, or an error when the size is past the address space
+    /// or the system refuses the memory.
+    pub(crate) fn try_new(mb: usize) -> Result<Table, TableSizeError> {
+        let err = TableSizeError { mb };
+        let words = slots_for(mb).and_then(|n| n.checked_mul(2)).ok_or(err)?;
+        // `vec![0; n]` allocates zeroed memory but aborts on failure; reserving the same size
+        // fallibly first turns a refusal into an error.
+        let mut probe: Vec<u64> = Vec::new();
+        probe.try_reserve_exact(words).map_err(|_| err)?;
+        drop(probe);
+        Ok(Table {
+            words: vec![0; words],
+        })
+    }
+
+    /// Forgets everything. A fresh zeroed table instead of zeros written over the old one: the
+    /// pages go back to the system and a large table costs nothing until it is filled again.
     pub(crate) fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = None);
+        let len = self.words.len();
+        // The old table is freed before the new one is asked for.
+        self.words = Vec::new();
+        self.words = vec![0; len];
     }
 
     fn index(&self, key: u64) -> usize {
         // Multiply-shift: spreads the high bits of the key over the table's range.
-        ((key as u128 * self.slots.len() as u128) >> 64) as usize
+        let slots = self.words.len() / 2;
+        ((key as u128 * slots as u128) >> 64) as usize
     }
 
     /// The entry for `key`, if stored.
     pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
-        self.slots[self.index(key)].filter(|e| e.key == key)
+        let i = self.index(key);
+        let w = self.words[2 * i + 1];
+        (w != 0 && self.words[2 * i] == key).then(|| unpack(key, w))
     }
 
     /// Stores a result, keeping a deeper one for another position.
     pub(crate) fn store(&mut self, e: Entry) {
         let i = self.index(e.key);
-        let keep_old =
-            matches!(self.slots[i], Some(old) if old.key != e.key && old.depth > e.depth + 2);
+        let old = self.words[2 * i + 1];
+        let keep_old = old != 0
+            && self.words[2 * i] != e.key
+            && unpack(self.words[2 * i], old).depth > e.depth + 2;
         if !keep_old {
-            self.slots[i] = Some(e);
+            self.words[2 * i] = e.key;
+            self.words[2 * i + 1] = pack(&e);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_read_back_as_stored() {
+        let mut t = Table::new(1);
+        let cases = [
+            (1u64, 7u32, -30_001, -1i16, Bound::Upper),
+            (u64::MAX, NO_MOVE, 30_001, 120, Bound::Lower),
+            (0, 0, 0, 0, Bound::Exact),
+        ];
+        for (key, best, score, depth, bound) in cases {
+            t.clear();
+            t.store(Entry {
+                key,
+                best,
+                score,
+                depth,
+                bound,
+            });
+            let e = t.probe(key).expect("stored");
+            assert_eq!(
+                (e.best, e.score, e.depth, e.bound),
+                (best, score, depth, bound)
+            );
+            assert!(t.probe(key ^ 1).is_none(), "another key misses");
+        }
+    }
+
+    #[test]
+    fn sizes_past_the_address_space_are_errors() {
+        assert_eq!(
+            Table::try_new(usize::MAX).expect_err("past the address space"),
+            TableSizeError { mb: usize::MAX }
+        );
+        assert!(Table::try_new(1).is_ok());
     }
 }

@@ -3,11 +3,12 @@
 //! him. The file lists every move that holds (checked by a VCF of 20 fours and a 400,000-node
 //! search of the opponent's side, see `examples/defence_positions.rs`).
 //!
-//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 16 of 23 at
-//! 200,000 nodes (13 before forks entered the evaluation, 9 before the exact open-three
-//! defence), so the test keeps that floor, at least two thirds, and prints every position it
-//! does not hold; raise it as the defence improves. In some of the positions the engine proves every move lost to threats deeper
-//! than the set's own check sees, so not all of the listed holds may be real.
+//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 18 of 23 at
+//! 200,000 nodes (16 before the leaf VCF looked 20 fours deep, 13 before forks entered the
+//! evaluation, 9 before the exact open-three defence), so the test keeps that floor, at least
+//! three quarters, and prints every position it does not hold; raise it as the defence
+//! improves. In some of the positions the engine proves every move lost to threats deeper than
+//! the set's own check sees, so not all of the listed holds may be real.
 
 use std::sync::atomic::AtomicBool;
 
@@ -77,7 +78,7 @@ fn holds_against_prepared_attacks() {
     let held = cases.len() - failed.len();
     eprintln!("held {held} of {}", cases.len());
     assert!(
-        held * 3 >= cases.len() * 2,
+        held * 4 >= cases.len() * 3,
         "held {held} of {}:\n{}",
         cases.len(),
         failed.join("\n")

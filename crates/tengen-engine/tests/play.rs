@@ -204,3 +204,29 @@ fn every_level_takes_a_five_and_blocks_a_four() {
         }
     }
 }
+
+/// The unbounded board ends at its coordinate bound: a four against it has one open end, the
+/// engine blocks it there and never proposes a point past the bound.
+#[test]
+fn the_unbounded_board_ends_at_its_coordinate_bound() {
+    let m = tengen_rules::MAX_UNBOUNDED_COORD;
+    let mut game = Game::new(BoardSize::UNBOUNDED, Rule::Freestyle);
+    // Black's four runs up to the bound; white's stones sit away from it.
+    for (b, w) in [(m - 3, 10), (m - 2, 11), (m - 1, 12)] {
+        game.play(Point::new(b, 0)).expect("black on the board");
+        game.play(Point::new(m, w)).expect("white on the board");
+    }
+    game.play(Point::new(m, 0)).expect("black's fourth stone");
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    let result = Engine::new(8).search_game(&game, &limits, &stop, &mut |_| {});
+    assert_eq!(result.best(), Some(Point::new(m - 4, 0)), "{result:?}");
+    assert!(
+        !result.score().is_some_and(|s| s.is_decisive()),
+        "one four is no forced result: {:?}",
+        result.score()
+    );
+}
