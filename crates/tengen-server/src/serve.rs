@@ -183,6 +183,8 @@ pub async fn serve(
 ) {
     let counts = Arc::new(Counts::default());
     let (stop_tx, stop_rx) = watch::channel(false);
+    // Each connection task holds a clone: at shutdown, the count says how many are still busy.
+    let open = Arc::new(());
     tokio::pin!(shutdown);
     loop {
         let (tcp, peer) = tokio::select! {
@@ -207,17 +209,21 @@ pub async fn serve(
         // Moves are small frames that must go out at once, not wait for Nagle's algorithm;
         // without it a frame may wait up to 40 ms, nothing breaks.
         let _ = tcp.set_nodelay(true);
-        tokio::spawn(connection(
-            tcp,
-            peer,
-            slot,
-            router.clone(),
-            limits,
-            stop_rx.clone(),
-        ));
+        let held = open.clone();
+        let task = connection(tcp, peer, slot, router.clone(), limits, stop_rx.clone());
+        tokio::spawn(async move {
+            task.await;
+            drop(held);
+        });
     }
-    // Connections close once their current request is answered.
+    // Connections close once their current request is answered; give them a few seconds.
     let _ = stop_tx.send(true);
+    let drained = async {
+        while Arc::strong_count(&open) > 1 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(5), drained).await;
 }
 
 async fn connection(

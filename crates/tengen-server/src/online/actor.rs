@@ -46,21 +46,14 @@ impl<T: Send + 'static> Reply<T> {
         (Reply(Arc::new(Mutex::new(Some(tx)))), rx)
     }
 
-    /// Answers; gives the value back when the asker has gone.
-    pub fn send(self, value: T) -> Result<(), T> {
+    /// Answers; false when the asker has gone.
+    pub fn send(self, value: T) -> bool {
         let tx = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        match tx {
-            Some(tx) => tx.send(Ok(value)).map_err(|r| match r {
-                Ok(v) => v,
-                // Only `Ok` was sent.
-                Err(Failed) => unreachable!("an answer that was not sent came back"),
-            }),
-            None => Err(value),
-        }
+        tx.is_some_and(|tx| tx.send(Ok(value)).is_ok())
     }
 
     fn failer(&self) -> Box<dyn FnOnce() + Send> {
@@ -331,15 +324,12 @@ impl Actor {
                         .chat()
                         .map(|l| frame(&ServerMsg::Chat(l.clone()))),
                 );
-                if reply
-                    .send(Ok(Connected {
-                        role,
-                        name,
-                        first,
-                        updates,
-                    }))
-                    .is_ok()
-                {
+                if reply.send(Ok(Connected {
+                    role,
+                    name,
+                    first,
+                    updates,
+                })) {
                     self.broadcast_state();
                 } else {
                     // The connection went away before it heard back: undo the count.
