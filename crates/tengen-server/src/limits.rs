@@ -14,8 +14,9 @@ use crate::error::ApiError;
 /// Past this many clients, buckets that are full again are forgotten.
 const PRUNE_AT: usize = 10_000;
 
-/// The client address of a request (the unspecified address when unknown, as when the router is
-/// served by something else than [`crate::Server`]).
+/// The address a request's client is counted under ([`crate::serve::client_key`]; the
+/// unspecified address when unknown, as when the router is served by something else than
+/// [`crate::Server`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Client(pub IpAddr);
 
@@ -28,7 +29,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
                 .extensions
                 .get::<ConnectInfo<SocketAddr>>()
                 .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| {
-                    crate::serve::client_ip(c.0)
+                    crate::serve::client_key(c.0)
                 }),
         ))
     }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -33,11 +33,15 @@ pub struct ConnLimits {
     pub per_client: u32,
 }
 
-/// The address a client is counted under: IPv4 clients seen through an IPv6 socket count as
-/// themselves.
-pub fn client_ip(addr: SocketAddr) -> IpAddr {
+/// The address a client is counted under by the per-client limits. An IPv4 client seen through
+/// an IPv6 socket counts as itself. An IPv6 client counts by its /64 network: a single host is
+/// commonly given a whole /64 and could take a fresh address for every connection or request.
+pub fn client_key(addr: SocketAddr) -> IpAddr {
     match addr.ip() {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+        },
         ip => ip,
     }
 }
@@ -199,7 +203,7 @@ pub async fn serve(
                 }
             },
         };
-        let ip = client_ip(peer);
+        let ip = client_key(peer);
         let Some(slot) = counts.admit(ip, limits.per_client) else {
             tracing::debug!(client = %ip, "connection refused: the client is at its cap");
             // Best effort: a socket that cannot take the answer at once is closed all the same.
@@ -291,5 +295,23 @@ async fn connection(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ipv6_client_counts_by_its_64_and_a_mapped_ipv4_client_as_itself() {
+        let key = |a: &str| client_key(SocketAddr::new(a.parse().expect("address"), 1));
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), key("2001:db8:1:2:ffff:1:2:3"));
+        assert_eq!(
+            key("2001:db8:1:2:aaaa::1"),
+            "2001:db8:1:2::".parse::<IpAddr>().expect("address")
+        );
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("::ffff:192.0.2.7"), key("192.0.2.7"));
+        assert_ne!(key("192.0.2.7"), key("192.0.2.8"));
     }
 }
