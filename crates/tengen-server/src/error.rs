@@ -54,11 +54,12 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    /// The answer to a body that could not be read: 408 when it stopped arriving, else 400.
+    /// The answer to a body that could not be read: 408 when it missed its deadline
+    /// (`deadline`), else 400.
     pub(crate) fn from_body(e: &(dyn std::error::Error + 'static)) -> ApiError {
         let mut cause = Some(e);
         while let Some(c) = cause {
-            if c.is::<tower_http::timeout::TimeoutError>() {
+            if c.is::<crate::deadline::BodyTimedOut>() {
                 return ApiError::Timeout;
             }
             cause = c.source();

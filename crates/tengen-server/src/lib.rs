@@ -6,6 +6,7 @@
 
 mod api;
 mod assets;
+mod deadline;
 mod engine_pool;
 mod error;
 mod fault;
@@ -142,14 +143,16 @@ fn layered(
 ) -> axum::Router {
     use tower_http::catch_panic::CatchPanicLayer;
     use tower_http::classify::ServerErrorsFailureClass;
-    use tower_http::timeout::RequestBodyTimeoutLayer;
     use tower_http::trace::TraceLayer;
     let header = |name: HeaderName, value: &'static str| {
         SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
     };
     router
         .layer(axum::Extension(limits))
-        .layer(RequestBodyTimeoutLayer::new(config.read_timeout))
+        .layer(tower::util::MapRequestLayer::new({
+            let timeout = config.read_timeout;
+            move |req| deadline::with_deadline(req, timeout)
+        }))
         .layer(CatchPanicLayer::custom(api::panic_answer))
         .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
         .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))

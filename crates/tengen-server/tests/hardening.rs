@@ -364,7 +364,10 @@ async fn moves_at_the_i32_extremes_are_refused_cleanly() {
 // --- B: connections --------------------------------------------------------------------------
 
 /// Reads what the server sends until it closes; `None` if it stays open past `wait`.
-async fn read_to_close(tcp: &mut TcpStream, wait: Duration) -> Option<String> {
+async fn read_to_close(
+    tcp: &mut (impl tokio::io::AsyncRead + Unpin),
+    wait: Duration,
+) -> Option<String> {
     let mut got = Vec::new();
     let mut buf = [0u8; 1024];
     let read = async {
@@ -421,12 +424,16 @@ async fn a_client_over_its_connection_cap_is_turned_away_and_others_are_served()
     .await;
 }
 
+/// Long enough never to close a connection during a test: what closes one there is the other
+/// timeout, the one under test.
+const NEVER: Duration = Duration::from_secs(3600);
+
 #[tokio::test]
-async fn half_sent_requests_and_idle_connections_are_closed() {
+async fn a_half_sent_head_is_cut_off_and_a_slow_body_answered_408() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let mut c = config(dir.path());
     c.read_timeout = Duration::from_millis(500);
-    c.idle_timeout = Duration::from_secs(1);
+    c.idle_timeout = NEVER;
     let server = Running::start(&c);
     let me = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
@@ -438,13 +445,6 @@ async fn half_sent_requests_and_idle_connections_are_closed() {
     assert!(
         read_to_close(&mut head, HANG).await.is_some(),
         "a half-sent head is cut off"
-    );
-
-    // Nothing at all.
-    let mut idle = connect_from(me, server.addr).await;
-    assert!(
-        read_to_close(&mut idle, HANG).await.is_some(),
-        "an idle connection is closed"
     );
 
     // Half a body: the server gives up on it with 408.
@@ -460,7 +460,48 @@ async fn half_sent_requests_and_idle_connections_are_closed() {
         .expect("a half-sent body is cut off");
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
 
-    // A request that takes longer than both timeouts to answer is not cut off: it is being
+    // A body that keeps trickling in, a byte at a time more often than the read timeout, still
+    // has to arrive whole within it. Sent whole, it would take 20 s and be answered 201.
+    let mut trickle = connect_from(me, server.addr).await;
+    let payload = format!("{{\"name\":\"{}\"}}", "a".repeat(30));
+    let head = format!(
+        "POST /api/online HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        payload.len()
+    );
+    trickle.write_all(head.as_bytes()).await.expect("write");
+    let (mut reader, mut writer) = trickle.into_split();
+    let dribble = tokio::spawn(async move {
+        for b in payload.bytes() {
+            if writer.write_all(&[b]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+    let answer = read_to_close(&mut reader, HANG)
+        .await
+        .expect("a trickling body is cut off");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    dribble.abort();
+}
+
+#[tokio::test]
+async fn idle_connections_are_closed_but_not_while_a_request_is_handled() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let mut c = config(dir.path());
+    c.read_timeout = NEVER;
+    c.idle_timeout = Duration::from_secs(1);
+    let server = Running::start(&c);
+
+    // Nothing at all.
+    let mut idle = connect_from(IpAddr::V4(Ipv4Addr::LOCALHOST), server.addr).await;
+    assert!(
+        read_to_close(&mut idle, HANG).await.is_some(),
+        "an idle connection is closed"
+    );
+
+    // A request that takes longer than the idle timeout to answer is not cut off: it is being
     // handled, not idle.
     let (_, g) = post(&server, "/api/games", json!({"opponent": "friend"})).await;
     let id = g["id"].as_str().expect("id");
