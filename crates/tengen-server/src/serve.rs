@@ -116,6 +116,26 @@ impl Activity {
     }
 }
 
+/// One request being handled on a connection, from its head to its answer. Counted down on drop,
+/// so that a request whose handling is dropped unfinished does not leave its connection busy, and
+/// so never closed for idleness, for ever.
+struct Handling(Arc<Activity>);
+
+impl Handling {
+    fn start(activity: &Arc<Activity>) -> Handling {
+        activity.busy.fetch_add(1, Ordering::Relaxed);
+        activity.head_since.store(0, Ordering::Relaxed);
+        Handling(activity.clone())
+    }
+}
+
+impl Drop for Handling {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.busy.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// The socket, noting every byte that moves, and holding its client's slot until it closes
 /// (after an upgrade too).
 struct Watched {
@@ -190,14 +210,31 @@ pub async fn serve(
     // Each connection task holds a clone: at shutdown, the count says how many are still busy.
     let open = Arc::new(());
     tokio::pin!(shutdown);
+    // Whether the accept errors going on now have been logged at warn already.
+    let mut warned = false;
     loop {
         let (tcp, peer) = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok(v) => v,
+                Ok(v) => {
+                    warned = false;
+                    v
+                }
+                // One connection that went away before it was taken: the next one may be fine.
+                Err(e) if is_connection_error(&e) => {
+                    tracing::debug!(error = %e, "a connection closed before it was accepted");
+                    continue;
+                }
                 Err(e) => {
-                    // Out of file descriptors, mostly: wait for some to close rather than spin.
-                    tracing::warn!(error = %e, "cannot accept a connection");
+                    // Out of file descriptors or memory: the same error would come back at once,
+                    // so wait for some to be freed rather than spin, and say so once, not ten
+                    // times a second.
+                    if warned {
+                        tracing::debug!(error = %e, "still cannot accept connections");
+                    } else {
+                        tracing::warn!(error = %e, "cannot accept connections; retrying every 100 ms");
+                        warned = true;
+                    }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     continue;
                 }
@@ -230,6 +267,16 @@ pub async fn serve(
     let _ = tokio::time::timeout(Duration::from_secs(5), drained).await;
 }
 
+/// Whether an accept error concerns only the connection being accepted, not the listener.
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionReset
+    )
+}
+
 async fn connection(
     tcp: TcpStream,
     peer: SocketAddr,
@@ -251,15 +298,12 @@ async fn connection(
     };
     let seen = activity.clone();
     let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
-        seen.busy.fetch_add(1, Ordering::Relaxed);
-        seen.head_since.store(0, Ordering::Relaxed);
+        let handling = Handling::start(&seen);
         req.extensions_mut().insert(ConnectInfo(peer));
-        let seen = seen.clone();
         let router = router.clone();
         async move {
             let answer = router.oneshot(req.map(axum::body::Body::new)).await;
-            seen.touch();
-            seen.busy.fetch_sub(1, Ordering::Relaxed);
+            drop(handling);
             answer
         }
     });
