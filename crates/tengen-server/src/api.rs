@@ -167,10 +167,6 @@ async fn engine_stats(AxState(app): AxState<AppState>) -> Json<crate::engine_poo
     Json(app.pool.stats())
 }
 
-fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    b.map(|Json(v)| v).map_err(|e| ApiError::from_body(&e))
-}
-
 fn bad<E: std::fmt::Display>(e: E) -> ApiError {
     ApiError::BadRequest(e.to_string())
 }
@@ -275,7 +271,7 @@ async fn create(
     Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<(StatusCode, Reply), ApiError> {
-    let setup = body(req)?.setup()?;
+    let setup = ApiError::json_body(req)?.setup()?;
     limits.games.take(client, 1)?;
     let seed = app.random();
     let shared = app.insert(Session::new(new_id(&app), setup, seed));
@@ -313,7 +309,7 @@ async fn import(
     Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<Json<ImportRequest>, JsonRejection>,
 ) -> Result<(StatusCode, Reply), ApiError> {
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     if req.text.len() > 1_000_000 {
         return Err(ApiError::BadRequest("record too long".into()));
     }
@@ -661,7 +657,7 @@ async fn play(
     req: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     crate::fault::check(&req.point);
     {
         let mut s = lock(&shared);
@@ -710,7 +706,7 @@ async fn choose(
     req: Result<Json<ChooseRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     let choice = match req.choice.trim().to_ascii_lowercase().as_str() {
         "black" => Choice::Black,
         "white" => Choice::White,
@@ -769,7 +765,7 @@ async fn goto(
     req: Result<Json<GotoRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     lock(&shared).goto(req.ply)?;
     after_change(&app, &shared, false).await
 }
@@ -820,16 +816,12 @@ struct Analysis {
     time_ms: u64,
 }
 
-/// Who asks for a search, charged for its time.
-struct Asker<'a> {
-    client: std::net::IpAddr,
-    limits: &'a ClientLimits,
-}
-
 async fn think(
     app: &AppState,
     shared: &Shared,
-    asker: Asker<'_>,
+    // Who asks, charged for the search's time.
+    client: std::net::IpAddr,
+    limits: &ClientLimits,
     req: ThinkRequest,
     default_ms: u64,
     default_pv: usize,
@@ -847,7 +839,7 @@ async fn think(
         ));
     }
     // The time asked for is charged up front: a search is stopped early only by a newer one.
-    asker.limits.analysis_ms.take(asker.client, time)?;
+    limits.analysis_ms.take(client, time)?;
     let (game, stop) = {
         let mut s = lock(shared);
         if s.game.outcome().is_some() {
@@ -926,11 +918,7 @@ async fn hint(
     if lock(&shared).computer_to_move() {
         return Err(ApiError::Conflict("it is the computer's turn".into()));
     }
-    let asker = Asker {
-        client,
-        limits: &limits,
-    };
-    let a = think(&app, &shared, asker, req, 1_000, 1).await?;
+    let a = think(&app, &shared, client, &limits, req, 1_000, 1).await?;
     let best = a
         .lines
         .first()
@@ -959,11 +947,9 @@ async fn analysis(
             s.assisted = true;
         }
     }
-    let asker = Asker {
-        client,
-        limits: &limits,
-    };
-    Ok(Json(think(&app, &shared, asker, req, 1_500, 3).await?))
+    Ok(Json(
+        think(&app, &shared, client, &limits, req, 1_500, 3).await?,
+    ))
 }
 
 /// Who resigns.
@@ -1049,11 +1035,16 @@ async fn draw(
         }
         Opponent::Computer => {
             // The computer looks at the position and accepts unless it stands better.
-            let asker = Asker {
+            let a = think(
+                &app,
+                &shared,
                 client,
-                limits: &limits,
-            };
-            let a = think(&app, &shared, asker, ThinkRequest::default(), 500, 1).await?;
+                &limits,
+                ThinkRequest::default(),
+                500,
+                1,
+            )
+            .await?;
             let best = a
                 .lines
                 .first()

@@ -2,6 +2,7 @@
 //! not start.
 
 use axum::Json;
+use axum::extract::rejection::JsonRejection;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -66,6 +67,11 @@ impl ApiError {
         }
         ApiError::BadRequest(format!("bad request body: {e}"))
     }
+
+    /// A JSON body as read by axum, or the answer to one that could not be.
+    pub(crate) fn json_body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+        body.map(|Json(v)| v).map_err(|e| ApiError::from_body(&e))
+    }
 }
 
 impl ApiError {
@@ -103,16 +109,30 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// The answer's body.
+    pub(crate) fn body(&self) -> serde_json::Value {
+        serde_json::json!({ "error": self.to_string(), "kind": self.kind() })
+    }
+
+    /// The answer's `Retry-After`, in seconds, if it has one.
+    pub(crate) fn retry_after_secs(&self) -> Option<u64> {
+        let ApiError::RateLimited { retry_after, .. } = self else {
+            return None;
+        };
+        // Whole seconds, rounded up: a client that waits that long is let in.
+        let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+        Some(secs.max(1))
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.to_string(), "kind": self.kind() });
-        let mut response = (self.status(), Json(body)).into_response();
-        if let ApiError::RateLimited { retry_after, .. } = &self {
-            // Whole seconds, rounded up: a client that waits that long is let in.
-            let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+        let mut response = (self.status(), Json(self.body())).into_response();
+        if let Some(secs) = self.retry_after_secs() {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }

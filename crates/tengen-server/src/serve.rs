@@ -22,6 +22,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt as _;
 
+use crate::error::ApiError;
+
 /// The connection limits.
 #[derive(Clone, Copy, Debug)]
 pub struct ConnLimits {
@@ -188,12 +190,18 @@ impl AsyncWrite for Watched {
 }
 
 /// The answer to a client over its cap, written before the socket is dropped: a plain 429
-/// rather than a silent close, so a person behind it knows why.
+/// rather than a silent close, so a person behind it knows why. Written by hand: the socket is
+/// not worth a task and an HTTP connection of its own.
 fn over_cap() -> String {
-    let body = r#"{"error":"too many open connections from your address","kind":"rate_limited"}"#;
+    let refusal = ApiError::RateLimited {
+        message: "too many open connections from your address".into(),
+        retry_after: Duration::from_secs(10),
+    };
+    let body = refusal.body().to_string();
     format!(
-        "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 10\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "HTTP/1.1 429 Too Many Requests\r\nRetry-After: {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        refusal.retry_after_secs().unwrap_or(10),
         body.len()
     )
 }

@@ -48,26 +48,25 @@ impl<T: Send + 'static> Reply<T> {
 
     /// Answers; false when the asker has gone.
     pub fn send(self, value: T) -> bool {
-        let tx = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        tx.is_some_and(|tx| tx.send(Ok(value)).is_ok())
+        take(&self.0).is_some_and(|tx| tx.send(Ok(value)).is_ok())
     }
 
     fn failer(&self) -> Box<dyn FnOnce() + Send> {
         let slot = self.0.clone();
         Box::new(move || {
-            let tx = slot
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .take();
-            if let Some(tx) = tx {
+            if let Some(tx) = take(&slot) {
                 let _ = tx.send(Err(Failed));
             }
         })
     }
+}
+
+/// The sender, unless the command was answered already: whoever takes it answers.
+fn take<T>(slot: &ReplySlot<T>) -> Option<oneshot::Sender<Result<T, Failed>>> {
+    // Only a whole `take` happens under the lock: a poisoned one still holds a valid slot.
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
 }
 
 /// What a connection or a handler asks of a game.
@@ -458,19 +457,14 @@ impl Actor {
             .into_iter()
             .chain(grace)
             .chain(idle)
-            .chain(self.unjoined().then_some(self.expires))
+            .chain(self.table.unjoined().then_some(self.expires))
             .min()
-    }
-
-    /// Whether the game waits for a second player.
-    fn unjoined(&self) -> bool {
-        !self.table.over() && self.table.free_seat().is_some()
     }
 
     /// Handles the timers; false when the game should leave memory.
     async fn wake(&mut self) -> bool {
         let now = Instant::now();
-        if self.unjoined() && now >= self.expires {
+        if self.table.unjoined() && now >= self.expires {
             let id = self.table.id.clone();
             if self
                 .inner

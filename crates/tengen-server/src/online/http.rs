@@ -45,17 +45,13 @@ pub fn router(online: Online) -> Router {
         .with_state(online)
 }
 
-fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    b.map(|Json(v)| v).map_err(|e| ApiError::from_body(&e))
-}
-
 async fn create(
     State(online): State<Online>,
     Client(client): Client,
     Extension(limits): Extension<std::sync::Arc<ClientLimits>>,
     req: Result<Json<CreateGame>, JsonRejection>,
 ) -> Result<(StatusCode, Json<super::wire::Seated>), ApiError> {
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     limits.games.take(client, 1)?;
     let seated = online.create(req).await?;
     Ok((StatusCode::CREATED, Json(seated)))
@@ -66,7 +62,7 @@ async fn join(
     Path(id): Path<String>,
     req: Result<Json<JoinGame>, JsonRejection>,
 ) -> Result<Json<super::wire::Seated>, ApiError> {
-    Ok(Json(online.join(&id, body(req)?).await?))
+    Ok(Json(online.join(&id, ApiError::json_body(req)?).await?))
 }
 
 async fn state(

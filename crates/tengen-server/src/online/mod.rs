@@ -130,16 +130,21 @@ impl Inner {
         cmds
     }
 
+    /// When a game made at `created_ms` expires if nobody has joined it, in milliseconds since
+    /// the Unix epoch.
+    fn expiry_ms(&self, created_ms: u64) -> u64 {
+        let ttl = u64::try_from(self.unjoined_expiry.as_millis()).unwrap_or(u64::MAX);
+        created_ms.saturating_add(ttl)
+    }
+
     /// Whether a game made at `created_ms` has expired, if nobody has joined it.
     fn expired(&self, created_ms: u64) -> bool {
-        let ttl = u64::try_from(self.unjoined_expiry.as_millis()).unwrap_or(u64::MAX);
-        created_ms.saturating_add(ttl) <= unix_ms()
+        self.expiry_ms(created_ms) <= unix_ms()
     }
 
     /// When a game made at `created_ms` expires if nobody has joined it.
     fn expiry_of(&self, created_ms: u64) -> Instant {
-        let at_ms = created_ms
-            .saturating_add(u64::try_from(self.unjoined_expiry.as_millis()).unwrap_or(u64::MAX));
+        let at_ms = self.expiry_ms(created_ms);
         let now = Instant::now();
         // A setting of centuries means never; it must not overflow the clock.
         now.checked_add(Duration::from_millis(at_ms.saturating_sub(unix_ms())))
@@ -355,7 +360,7 @@ impl Online {
                     continue;
                 }
             };
-            if table.free_seat().is_some() && inner.expired(saved.created_ms) {
+            if table.unjoined() && inner.expired(saved.created_ms) {
                 persist::expire(&inner.pool, &saved.id).await?;
                 expired += 1;
                 continue;

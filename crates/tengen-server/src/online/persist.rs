@@ -148,12 +148,7 @@ async fn commit(pool: &SqlitePool, batch: &[Job]) -> Result<(), sqlx::Error> {
                         .await?;
                 }
                 Write::Expire { id } => {
-                    sqlx::query(
-                        "UPDATE online_games SET over = 1, closed = 'expired' WHERE id = ?",
-                    )
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
+                    sqlx::query(EXPIRE).bind(id).execute(&mut *tx).await?;
                 }
             }
         }
@@ -186,6 +181,31 @@ pub enum Loaded {
         /// The first row that failed, and why.
         reason: String,
     },
+}
+
+impl Loaded {
+    fn id(&self) -> &str {
+        match self {
+            Loaded::Good(saved) => &saved.id,
+            Loaded::Bad { id, .. } => id,
+        }
+    }
+
+    /// Adds the game's next event row; the first row that cannot be read makes the game `Bad`,
+    /// and the rows after it are not looked at.
+    fn add_event(&mut self, row: &sqlx::sqlite::SqliteRow) {
+        let Loaded::Good(saved) = self else { return };
+        match stored_of(row) {
+            Ok(stored) => saved.events.push(stored),
+            Err(e) => {
+                let id = std::mem::take(&mut saved.id);
+                *self = Loaded::Bad {
+                    id,
+                    reason: event_error(row, &e),
+                };
+            }
+        }
+    }
 }
 
 /// What the store holds under an id.
@@ -266,32 +286,17 @@ pub async fn load_live(pool: &SqlitePool) -> Result<Vec<Loaded>, sqlx::Error> {
             None => tracing::warn!("an online game row without an id was skipped"),
         }
     }
-    let id_of = |l: &Loaded| match l {
-        Loaded::Good(s) => s.id.clone(),
-        Loaded::Bad { id, .. } => id.clone(),
-    };
     // Both lists are sorted by game id: walk them together.
     let mut i = 0;
     for row in &events {
         let Some(game_id) = row.try_get::<Option<String>, _>("game_id").ok().flatten() else {
             continue;
         };
-        while i < out.len() && id_of(&out[i]) < game_id {
+        while i < out.len() && out[i].id() < game_id.as_str() {
             i += 1;
         }
-        let Some(loaded) = out.get_mut(i).filter(|l| id_of(l) == game_id) else {
-            continue;
-        };
-        if let Loaded::Good(saved) = loaded {
-            match stored_of(row) {
-                Ok(stored) => saved.events.push(stored),
-                Err(e) => {
-                    *loaded = Loaded::Bad {
-                        id: game_id,
-                        reason: event_error(row, &e),
-                    };
-                }
-            }
+        if let Some(loaded) = out.get_mut(i).filter(|l| l.id() == game_id) {
+            loaded.add_event(row);
         }
     }
     Ok(out)
@@ -328,19 +333,8 @@ pub async fn load_one(pool: &SqlitePool, id: &str) -> Result<Option<Found>, sqlx
     .fetch_all(pool)
     .await?;
     let mut loaded = game_of(&g, id.to_string());
-    if let Loaded::Good(saved) = &mut loaded {
-        for row in &rows {
-            match stored_of(row) {
-                Ok(stored) => saved.events.push(stored),
-                Err(e) => {
-                    loaded = Loaded::Bad {
-                        id: id.to_string(),
-                        reason: event_error(row, &e),
-                    };
-                    break;
-                }
-            }
-        }
+    for row in &rows {
+        loaded.add_event(row);
     }
     Ok(Some(Found::Game(loaded)))
 }
@@ -365,11 +359,11 @@ pub async fn quarantine(pool: &SqlitePool, id: &str, reason: &str) -> Result<(),
     tx.commit().await
 }
 
+/// Closes a game nobody joined in time.
+const EXPIRE: &str = "UPDATE online_games SET over = 1, closed = 'expired' WHERE id = ?";
+
 /// Marks a game expired outside the writer (at start-up).
 pub async fn expire(pool: &SqlitePool, id: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE online_games SET over = 1, closed = 'expired' WHERE id = ?")
-        .bind(id)
-        .execute(pool)
-        .await?;
+    sqlx::query(EXPIRE).bind(id).execute(pool).await?;
     Ok(())
 }
