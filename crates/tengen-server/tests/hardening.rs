@@ -567,17 +567,19 @@ async fn game_creation_and_analysis_time_are_limited_per_client() {
 async fn an_unjoined_game_expires_and_is_not_restored() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let mut c = config(dir.path());
-    c.unjoined_expiry = Duration::from_secs(2);
+    // Short enough to wait for, long enough that the lobby read right after the game is made
+    // cannot miss it unless the server hangs.
+    c.unjoined_expiry = Duration::from_secs(5);
     let mut server = Running::start(&c);
-    let (_, open) = post(&server, "/api/online", json!({"name": "Ann"})).await;
-    let open = open["id"].as_str().expect("id").to_string();
-    let (live, _a, _b) = seated_pair(&server, json!({})).await;
     let listed = |lobby: &Value, id: &str| {
         lobby["open"]
             .as_array()
             .is_some_and(|g| g.iter().any(|g| g["id"] == id))
     };
+    let (_, open) = post(&server, "/api/online", json!({"name": "Ann"})).await;
+    let open = open["id"].as_str().expect("id").to_string();
     assert!(listed(&get(&server, "/api/online/lobby").await.1, &open));
+    let (live, _a, _b) = seated_pair(&server, json!({})).await;
     until("the unjoined game leaves the lobby", || async {
         !listed(&get(&server, "/api/online/lobby").await.1, &open)
     })
@@ -592,19 +594,39 @@ async fn an_unjoined_game_expires_and_is_not_restored() {
         get(&server, &format!("/api/online/{live}")).await.0,
         StatusCode::OK
     );
-
-    // After a restart (even with a long expiry) it stays closed; a game that expired while the
-    // server was down is not restored either.
     let (_, late) = post(&server, "/api/online", json!({})).await;
     let late = late["id"].as_str().expect("id").to_string();
     server.crash();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+
+    // After a restart with an expiry of an hour, the expired game stays closed, and the game
+    // made just before the crash is open again.
+    c.unjoined_expiry = NEVER;
+    let mut server = Running::start(&c);
+    assert_eq!(get(&server, "/api/online/stats").await.1["games"], 2);
+    assert_eq!(
+        get(&server, &format!("/api/online/{open}")).await.0,
+        StatusCode::GONE
+    );
+    assert_eq!(
+        get(&server, &format!("/api/online/{late}")).await.0,
+        StatusCode::OK
+    );
+    server.crash();
+
+    // After a restart with an expiry it has outlived, it is closed at start-up; the game in play
+    // is not, however old.
+    c.unjoined_expiry = Duration::from_millis(1);
     let server = Running::start(&c);
     assert_eq!(get(&server, "/api/online/stats").await.1["games"], 1);
     for id in [&open, &late] {
         let (s, v) = get(&server, &format!("/api/online/{id}")).await;
         assert_eq!(s, StatusCode::GONE, "{id}: {v}");
+        assert_eq!(v["kind"], "expired", "{id}: {v}");
     }
+    assert_eq!(
+        get(&server, &format!("/api/online/{live}")).await.0,
+        StatusCode::OK
+    );
 }
 
 // --- D: a damaged store ----------------------------------------------------------------------
@@ -761,20 +783,22 @@ async fn computer_moves_go_before_waiting_analyses() {
             done.lock().expect("lock").push(name);
         })
     };
-    let analysis = |i: usize| {
+    let analysis = |i: usize, time_ms: u64| {
         spawn(
             format!("analysis {i}"),
             format!("/api/games/{}/analysis", friends[i]),
-            json!({"time_ms": 1500}),
+            json!({ "time_ms": time_ms }),
         )
     };
-    let mut tasks = vec![analysis(0)];
+    // The first analysis holds the only thread until the move has been queued behind it: it is
+    // as long as an analysis may be, and stopped by a move in its game once the move waits.
+    let mut tasks = vec![analysis(0, 10_000)];
     until("the first analysis runs", || async {
         engine().await["running_analyses"] == 1
     })
     .await;
-    tasks.push(analysis(1));
-    tasks.push(analysis(2));
+    tasks.push(analysis(1, 1500));
+    tasks.push(analysis(2, 1500));
     until("two analyses wait", || async {
         engine().await["queued_analyses"] == 2
     })
@@ -784,9 +808,22 @@ async fn computer_moves_go_before_waiting_analyses() {
         format!("/api/games/{against}/moves"),
         json!({"move": "h8"}),
     ));
+    until("the computer's move waits", || async {
+        engine().await["queued_moves"] == 1
+    })
+    .await;
+    let (s, v) = post(
+        &server,
+        &format!("/api/games/{}/moves", friends[0]),
+        json!({"move": "h8"}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
     for t in tasks {
         t.await.expect("task");
     }
+    // The order of the answers is the order of the searches: each waiting analysis searches
+    // for 1.5 s, far longer than the move takes to be answered once its search is done.
     let order = done.lock().expect("lock").clone();
     let at = |name: &str| order.iter().position(|n| n == name).expect("finished");
     assert!(
