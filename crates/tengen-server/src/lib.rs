@@ -49,7 +49,8 @@ pub struct Config {
     pub analysis_threads: Option<usize>,
     /// How long a player of an online game may be gone before the opponent may claim the win.
     pub grace_secs: u64,
-    /// How long a client has to send a request's head once it starts one, and its body.
+    /// How long a client has to send a request's head once it starts one, and then its whole
+    /// body.
     pub read_timeout: Duration,
     /// How long a connection may stay open with nothing moving on it and no request being
     /// handled (WebSockets excepted: they have their own pings).

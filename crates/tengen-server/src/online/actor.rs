@@ -529,9 +529,13 @@ impl Actor {
                 Err(panic) => {
                     failures += 1;
                     let why = crate::engine_pool::panic_text(panic.as_ref());
-                    if failures >= MAX_FAILURES_IN_ROW || !self.restart(&why).await {
+                    if failures >= MAX_FAILURES_IN_ROW {
                         tracing::warn!(game = %self.table.id, panic = %why, failures,
-                            "online game failed again: it leaves memory and is loaded afresh when next asked for");
+                            "online game failed again and again: it leaves memory and is loaded afresh when next asked for");
+                        break;
+                    }
+                    // `restart` says why it could not.
+                    if !self.restart(&why).await {
                         break;
                     }
                 }
@@ -553,7 +557,7 @@ impl Actor {
         let table = match self.inner.reload(&id).await {
             Ok((table, _)) => table,
             Err(e) => {
-                tracing::warn!(game = %id, error = %e, "online game could not be restarted");
+                tracing::warn!(game = %id, error = %e, "online game could not be restarted: it leaves memory");
                 return false;
             }
         };
