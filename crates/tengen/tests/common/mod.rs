@@ -54,11 +54,38 @@ impl TestServer {
 
     /// Starts the server on the data folder `dir` with more options and environment.
     pub fn start_in_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> TestServer {
-        let mut child = Command::new(TENGEN)
+        let mut command = Command::new(TENGEN);
+        command
             .args(["serve", "--port", "0", "--data-dir"])
             .arg(dir)
             .args(args)
-            .envs(env.iter().copied())
+            .envs(env.iter().copied());
+        TestServer::spawn(command)
+    }
+
+    /// Starts the server on a fresh data folder with at most `files` open files, a hard limit
+    /// it cannot raise (through `sh`, which then becomes the server).
+    pub fn start_with_open_files(files: u32) -> TestServer {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -n {files} && exec \"$0\" \"$@\""))
+            .arg(TENGEN)
+            .args(["serve", "--port", "0", "--data-dir"])
+            .arg(dir.path());
+        let mut server = TestServer::spawn(command);
+        server._dir = Some(dir);
+        server
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn spawn(mut command: Command) -> TestServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
