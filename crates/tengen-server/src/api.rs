@@ -157,9 +157,10 @@ async fn static_file(method: Method, uri: Uri) -> Response {
 pub(crate) fn panic_answer(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     let why = crate::engine_pool::panic_text(panic.as_ref());
     tracing::warn!(panic = %why, "a request failed inside the server");
-    ApiError::Internal(format!(
-        "the server failed on this request ({why}); nothing was changed"
-    ))
+    // What failed, and where, is for the log, not for whoever sent the request.
+    ApiError::Internal(
+        "the server failed on this request; nothing was changed (the failure is in its log)".into(),
+    )
     .into_response()
 }
 
