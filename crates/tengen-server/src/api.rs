@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use axum::extract::rejection::JsonRejection;
+use axum::Extension;
+use axum::extract::rejection::{BytesRejection, JsonRejection};
 use axum::extract::{Path, Query, State as AxState};
-use axum::http::{StatusCode, Uri, header};
+use axum::http::{Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -20,8 +21,9 @@ use tengen_rules::{
     RecordFormat, Rule, parse_point, point_name,
 };
 
-use crate::engine_pool::EnginePool;
+use crate::engine_pool::{EnginePool, Priority};
 use crate::error::ApiError;
+use crate::limits::{Client, ClientLimits};
 use crate::session::{ClockSpec, Opponent, Session, Setup, State, parse_color, score_text};
 use crate::store::{ResultRow, Store};
 
@@ -119,24 +121,51 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/record", get(record))
         .route("/api/results", get(results))
         .route("/api/heroes", get(heroes))
+        .route("/api/engine", get(engine_stats))
         .fallback(static_file)
         .with_state(state)
 }
 
-async fn static_file(uri: Uri) -> Response {
+async fn static_file(method: Method, uri: Uri) -> Response {
     let path = uri.path();
     let path = if path == "/index.html" || path == "/results" {
         "/"
     } else {
         path
     };
-    crate::assets::serve(path)
-        .unwrap_or_else(|| ApiError::NotFound(format!("no page {path}")).into_response())
+    let Some(page) = crate::assets::serve(path) else {
+        return ApiError::NotFound(format!("no page {path}")).into_response();
+    };
+    // The page's files are only read; anything else is a client's mistake or a probe.
+    if method != Method::GET && method != Method::HEAD {
+        let body = serde_json::json!({
+            "error": format!("{method} is not allowed on {path} (GET or HEAD)"),
+            "kind": "method_not_allowed",
+        });
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "GET, HEAD")],
+            Json(body),
+        )
+            .into_response();
+    }
+    page
 }
 
-fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    b.map(|Json(v)| v)
-        .map_err(|e| ApiError::BadRequest(format!("bad request body: {}", e.body_text())))
+/// The answer when a handler panicked: a 500 with the usual error body, logged at warn, rather
+/// than a connection closed without a word.
+pub(crate) fn panic_answer(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let why = crate::engine_pool::panic_text(panic.as_ref());
+    tracing::warn!(panic = %why, "a request failed inside the server");
+    // What failed, and where, is for the log, not for whoever sent the request.
+    ApiError::Internal(
+        "the server failed on this request; nothing was changed (the failure is in its log)".into(),
+    )
+    .into_response()
+}
+
+async fn engine_stats(AxState(app): AxState<AppState>) -> Json<crate::engine_pool::PoolStats> {
+    Json(app.pool.stats())
 }
 
 fn bad<E: std::fmt::Display>(e: E) -> ApiError {
@@ -168,7 +197,7 @@ impl CreateRequest {
             .map_err(bad)?;
         let clock = self.clock.unwrap_or_default();
         crate::session::check_clock(clock)?;
-        let player = self.player.as_deref().unwrap_or("").trim();
+        let player = crate::text::clean(self.player.as_deref().unwrap_or(""));
         if player.chars().count() > 40 {
             return Err(ApiError::BadRequest(
                 "player name too long (at most 40 characters)".into(),
@@ -209,7 +238,7 @@ impl CreateRequest {
             player: if player.is_empty() {
                 "Anonymous".into()
             } else {
-                player.to_string()
+                player
             },
         })
     }
@@ -239,9 +268,12 @@ fn new_id(app: &AppState) -> String {
 
 async fn create(
     AxState(app): AxState<AppState>,
+    Client(client): Client,
+    Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<(StatusCode, Reply), ApiError> {
-    let setup = body(req)?.setup()?;
+    let setup = ApiError::json_body(req)?.setup()?;
+    limits.games.take(client, 1)?;
     let seed = app.random();
     let shared = app.insert(Session::new(new_id(&app), setup, seed));
     let reply = after_change(&app, &shared, true).await?;
@@ -274,12 +306,15 @@ pub(crate) fn parse_format(s: &str) -> Result<RecordFormat, ApiError> {
 
 async fn import(
     AxState(app): AxState<AppState>,
+    Client(client): Client,
+    Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<Json<ImportRequest>, JsonRejection>,
 ) -> Result<(StatusCode, Reply), ApiError> {
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     if req.text.len() > 1_000_000 {
         return Err(ApiError::BadRequest("record too long".into()));
     }
+    limits.games.take(client, 1)?;
     let mut setup = req.game.setup()?;
     let format = match req.format.as_deref() {
         Some(f) => parse_format(f)?,
@@ -555,7 +590,7 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
     let size = game.board().size();
     let decision = app
         .pool
-        .run(stop.clone(), move |engine, stop| {
+        .run(Priority::Move, stop.clone(), move |engine, stop| {
             opening_decision(engine, &game, level, seed, stop)
                 .unwrap_or_else(|| Decision::Stone(engine.play(&game, level, &tc, seed, stop)))
         })
@@ -623,7 +658,8 @@ async fn play(
     req: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
+    crate::fault::check(&req.point);
     {
         let mut s = lock(&shared);
         let size = s.game.board().size();
@@ -671,7 +707,7 @@ async fn choose(
     req: Result<Json<ChooseRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     let choice = match req.choice.trim().to_ascii_lowercase().as_str() {
         "black" => Choice::Black,
         "white" => Choice::White,
@@ -730,7 +766,7 @@ async fn goto(
     req: Result<Json<GotoRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let req = body(req)?;
+    let req = ApiError::json_body(req)?;
     lock(&shared).goto(req.ply)?;
     after_change(&app, &shared, false).await
 }
@@ -784,6 +820,9 @@ struct Analysis {
 async fn think(
     app: &AppState,
     shared: &Shared,
+    // Who asks, charged for the search's time.
+    client: std::net::IpAddr,
+    limits: &ClientLimits,
     req: ThinkRequest,
     default_ms: u64,
     default_pv: usize,
@@ -800,6 +839,8 @@ async fn think(
             "multipv must be between 1 and 10".into(),
         ));
     }
+    // The time asked for is charged up front: a search is stopped early only by a newer one.
+    limits.analysis_ms.take(client, time)?;
     let (game, stop) = {
         let mut s = lock(shared);
         if s.game.outcome().is_some() {
@@ -819,7 +860,7 @@ async fn think(
     };
     let result = app
         .pool
-        .run(stop, move |engine, stop| {
+        .run(Priority::Analysis, stop, move |engine, stop| {
             engine.search_game(&game, &limits, stop, &mut |_| {})
         })
         .await?;
@@ -855,25 +896,30 @@ async fn think(
 }
 
 /// Reads an optional JSON body: nothing (or only spaces) means the defaults.
-fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Result<T, ApiError> {
+fn optional_body<T: serde::de::DeserializeOwned + Default>(
+    bytes: Result<axum::body::Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
+    let bytes = bytes.map_err(|e| ApiError::from_body(&e))?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(bytes)
+    serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::BadRequest(format!("bad request body: {e}")))
 }
 
 async fn hint(
     AxState(app): AxState<AppState>,
     Path(id): Path<String>,
-    req: axum::body::Bytes,
+    Client(client): Client,
+    Extension(limits): Extension<Arc<ClientLimits>>,
+    req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let shared = app.get(&id)?;
-    let req: ThinkRequest = optional_body(&req)?;
+    let req: ThinkRequest = optional_body(req)?;
     if lock(&shared).computer_to_move() {
         return Err(ApiError::Conflict("it is the computer's turn".into()));
     }
-    let a = think(&app, &shared, req, 1_000, 1).await?;
+    let a = think(&app, &shared, client, &limits, req, 1_000, 1).await?;
     let best = a
         .lines
         .first()
@@ -890,17 +936,21 @@ async fn hint(
 async fn analysis(
     AxState(app): AxState<AppState>,
     Path(id): Path<String>,
-    req: axum::body::Bytes,
+    Client(client): Client,
+    Extension(limits): Extension<Arc<ClientLimits>>,
+    req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<Analysis>, ApiError> {
     let shared = app.get(&id)?;
-    let req: ThinkRequest = optional_body(&req)?;
+    let req: ThinkRequest = optional_body(req)?;
     {
         let mut s = lock(&shared);
         if s.setup.opponent == Opponent::Computer && s.game.outcome().is_none() {
             s.assisted = true;
         }
     }
-    Ok(Json(think(&app, &shared, req, 1_500, 3).await?))
+    Ok(Json(
+        think(&app, &shared, client, &limits, req, 1_500, 3).await?,
+    ))
 }
 
 /// Who resigns.
@@ -914,10 +964,10 @@ struct ResignRequest {
 async fn resign(
     AxState(app): AxState<AppState>,
     Path(id): Path<String>,
-    req: axum::body::Bytes,
+    req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Reply, ApiError> {
     let shared = app.get(&id)?;
-    let req: ResignRequest = optional_body(&req)?;
+    let req: ResignRequest = optional_body(req)?;
     {
         let mut s = lock(&shared);
         let color = match req.color.as_deref() {
@@ -953,10 +1003,12 @@ struct DrawRequest {
 async fn draw(
     AxState(app): AxState<AppState>,
     Path(id): Path<String>,
-    req: axum::body::Bytes,
+    Client(client): Client,
+    Extension(limits): Extension<Arc<ClientLimits>>,
+    req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let shared = app.get(&id)?;
-    let req: DrawRequest = optional_body(&req)?;
+    let req: DrawRequest = optional_body(req)?;
     let (opponent, human, over) = {
         let s = lock(&shared);
         (
@@ -984,7 +1036,16 @@ async fn draw(
         }
         Opponent::Computer => {
             // The computer looks at the position and accepts unless it stands better.
-            let a = think(&app, &shared, ThinkRequest::default(), 500, 1).await?;
+            let a = think(
+                &app,
+                &shared,
+                client,
+                &limits,
+                ThinkRequest::default(),
+                500,
+                1,
+            )
+            .await?;
             let best = a
                 .lines
                 .first()
@@ -1083,7 +1144,13 @@ async fn results(
     AxState(app): AxState<AppState>,
     Query(q): Query<ResultsQuery>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let player = q.player.as_deref().map(str::trim).filter(|p| !p.is_empty());
+    // Names are stored cleaned (`text::clean`): look them up the same way.
+    let player = q
+        .player
+        .as_deref()
+        .map(crate::text::clean)
+        .filter(|p| !p.is_empty());
+    let player = player.as_deref();
     let levels = app.store.tally(player).await?;
     Ok(Json(
         serde_json::json!({ "player": player, "levels": levels }),

@@ -2,7 +2,8 @@
 //! not start.
 
 use axum::Json;
-use axum::http::StatusCode;
+use axum::extract::rejection::JsonRejection;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 /// Why an API call was refused. Every variant leaves the game unchanged.
@@ -27,6 +28,50 @@ pub enum ApiError {
     /// An engine thread failed (500).
     #[error("engine error: {0}")]
     Engine(String),
+    /// The client asked for too much too fast (429, with `Retry-After`).
+    #[error("{message}")]
+    RateLimited {
+        /// What was refused and when to come back.
+        message: String,
+        /// When the client may try again.
+        retry_after: std::time::Duration,
+    },
+    /// An online game that nobody joined in time (410).
+    #[error("game {0} expired: nobody joined it in time")]
+    Expired(String),
+    /// An online game whose stored rows cannot be read or replayed; it was set aside (410).
+    #[error("game {0} was set aside: its stored record is damaged ({1})")]
+    Quarantined(String, String),
+    /// Handling the request failed inside the server (500); the game was restarted from its
+    /// stored record.
+    #[error("{0}")]
+    Internal(String),
+    /// The request is not allowed from here (403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The request's body did not arrive in time (408).
+    #[error("the request body did not arrive in time")]
+    Timeout,
+}
+
+impl ApiError {
+    /// The answer to a body that could not be read: 408 when it missed its deadline
+    /// (`deadline`), else 400.
+    pub(crate) fn from_body(e: &(dyn std::error::Error + 'static)) -> ApiError {
+        let mut cause = Some(e);
+        while let Some(c) = cause {
+            if c.is::<crate::deadline::BodyTimedOut>() {
+                return ApiError::Timeout;
+            }
+            cause = c.source();
+        }
+        ApiError::BadRequest(format!("bad request body: {e}"))
+    }
+
+    /// A JSON body as read by axum, or the answer to one that could not be.
+    pub(crate) fn json_body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+        body.map(|Json(v)| v).map_err(|e| ApiError::from_body(&e))
+    }
 }
 
 impl ApiError {
@@ -36,7 +81,13 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::IllegalMove(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Database(_) | ApiError::Engine(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Database(_) | ApiError::Engine(_) | ApiError::Internal(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Expired(_) | ApiError::Quarantined(..) => StatusCode::GONE,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Timeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 
@@ -48,14 +99,42 @@ impl ApiError {
             ApiError::IllegalMove(_) => "illegal_move",
             ApiError::Database(_) => "database",
             ApiError::Engine(_) => "engine",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::Expired(_) => "expired",
+            ApiError::Quarantined(..) => "quarantined",
+            ApiError::Internal(_) => "internal",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::Timeout => "timeout",
         }
+    }
+}
+
+impl ApiError {
+    /// The answer's body.
+    pub(crate) fn body(&self) -> serde_json::Value {
+        serde_json::json!({ "error": self.to_string(), "kind": self.kind() })
+    }
+
+    /// The answer's `Retry-After`, in seconds, if it has one.
+    pub(crate) fn retry_after_secs(&self) -> Option<u64> {
+        let ApiError::RateLimited { retry_after, .. } = self else {
+            return None;
+        };
+        // Whole seconds, rounded up: a client that waits that long is let in.
+        let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+        Some(secs.max(1))
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.to_string(), "kind": self.kind() });
-        (self.status(), Json(body)).into_response()
+        let mut response = (self.status(), Json(self.body())).into_response();
+        if let Some(secs) = self.retry_after_secs() {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
     }
 }
 
@@ -71,6 +150,13 @@ pub enum ServeError {
     /// The migrations failed.
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database file exists but is empty: SQLite would silently make a new database in it,
+    /// hiding whatever emptied it.
+    #[error(
+        "database file {0} is empty (0 bytes): it may have been truncated; restore it from a \
+         backup, or remove it to start a new database"
+    )]
+    EmptyDatabase(String),
     /// The address could not be bound.
     #[error("cannot listen on {0}: {1}")]
     Bind(String, std::io::Error),

@@ -6,14 +6,24 @@
 
 mod api;
 mod assets;
+mod deadline;
 mod engine_pool;
 mod error;
+mod fault;
+mod limits;
 pub mod online;
+mod serve;
 mod session;
 mod store;
+mod text;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{HeaderName, HeaderValue, header};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 pub use error::{ApiError, ServeError};
 pub use session::{ClockSpec, Opponent, score_text};
@@ -34,8 +44,27 @@ pub struct Config {
     pub engine_threads: Option<usize>,
     /// Hash table size of each engine, in megabytes.
     pub hash_mb: usize,
+    /// How many of the engine threads hints and analyses may hold at once (default: all but
+    /// one), so that computer moves always find one.
+    pub analysis_threads: Option<usize>,
     /// How long a player of an online game may be gone before the opponent may claim the win.
     pub grace_secs: u64,
+    /// How long a client has to send a request's head once it starts one, and then its whole
+    /// body.
+    pub read_timeout: Duration,
+    /// How long a connection may stay open with nothing moving on it and no request being
+    /// handled (WebSockets excepted: they have their own pings).
+    pub idle_timeout: Duration,
+    /// Open connections per client address (0: no cap).
+    pub connections_per_client: u32,
+    /// New games per client address per minute, all kinds together (0: no limit).
+    pub games_per_minute: u32,
+    /// Seconds of engine time for hints, analyses and draw offers per client address per
+    /// minute (0: no limit).
+    pub analysis_secs_per_minute: u32,
+    /// How long an online game nobody joined stays open; then it leaves the lobby, memory and
+    /// start-up.
+    pub unjoined_expiry: Duration,
 }
 
 impl Config {
@@ -48,8 +77,25 @@ impl Config {
             database: None,
             engine_threads: None,
             hash_mb: 32,
+            analysis_threads: None,
             grace_secs: 120,
+            read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            connections_per_client: 256,
+            games_per_minute: 30,
+            analysis_secs_per_minute: 60,
+            unjoined_expiry: Duration::from_secs(24 * 3600),
         }
+    }
+
+    /// Turns off the per-client limits (connections, new games, analysis time): for a load
+    /// test from one machine, or behind a proxy that limits clients itself (every client then
+    /// has the proxy's address).
+    pub fn without_client_limits(mut self) -> Config {
+        self.connections_per_client = 0;
+        self.games_per_minute = 0;
+        self.analysis_secs_per_minute = 0;
+        self
     }
 
     /// The database URL in use.
@@ -82,12 +128,65 @@ pub fn default_data_dir() -> PathBuf {
     Path::new("tengen-data").to_path_buf()
 }
 
+/// The page's Content-Security-Policy: everything from this server only (the page has no inline
+/// script or style), never inside another site's frame.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                   connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
+                   frame-ancestors 'none'";
+
+/// The layers every answer goes through: security headers, a 500 (logged) instead of a dropped
+/// connection when a handler panics, request logging, the body read timeout, and the client
+/// limits for the handlers.
+fn layered(
+    router: axum::Router,
+    config: &Config,
+    limits: Arc<limits::ClientLimits>,
+) -> axum::Router {
+    use tower_http::catch_panic::CatchPanicLayer;
+    use tower_http::classify::ServerErrorsFailureClass;
+    use tower_http::trace::TraceLayer;
+    let header = |name: HeaderName, value: &'static str| {
+        SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
+    };
+    router
+        .layer(axum::Extension(limits))
+        .layer(tower::util::MapRequestLayer::new({
+            let timeout = config.read_timeout;
+            move |req| deadline::with_deadline(req, timeout)
+        }))
+        .layer(CatchPanicLayer::custom(api::panic_answer))
+        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(header(header::REFERRER_POLICY, "no-referrer"))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &axum::http::Request<axum::body::Body>| {
+                    tracing::debug_span!("request", method = %req.method(), uri = %req.uri())
+                })
+                .on_request(())
+                .on_response(
+                    |res: &axum::http::Response<axum::body::Body>,
+                     took: Duration,
+                     _: &tracing::Span| {
+                        tracing::debug!(status = res.status().as_u16(), ms = took.as_millis(), "answered");
+                    },
+                )
+                .on_failure(
+                    |class: ServerErrorsFailureClass, took: Duration, _: &tracing::Span| {
+                        tracing::warn!(%class, ms = took.as_millis(), "request failed");
+                    },
+                ),
+        )
+}
+
 /// A server bound to its address, ready to run.
 #[derive(Debug)]
 pub struct Server {
     listener: tokio::net::TcpListener,
     router: axum::Router,
     addr: SocketAddr,
+    limits: serve::ConnLimits,
 }
 
 impl Server {
@@ -101,11 +200,25 @@ impl Server {
         let threads = config.engine_threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
         });
-        let pool = engine_pool::EnginePool::new(threads, config.hash_mb);
-        let online = online::Online::start(store.pool().clone(), config.grace_secs * 1000)
-            .await
-            .map_err(|e| ServeError::Database(config.database_url(), e))?;
-        let router = online::router(online).merge(api::router(api::AppState::new(store, pool)));
+        let pool = engine_pool::EnginePool::new(threads, config.analysis_threads, config.hash_mb);
+        let online = online::Online::start(
+            store.pool().clone(),
+            online::Timing {
+                grace_ms: config.grace_secs * 1000,
+                unjoined_expiry: config.unjoined_expiry,
+            },
+        )
+        .await
+        .map_err(|e| ServeError::Database(config.database_url(), e))?;
+        let limits = Arc::new(limits::ClientLimits::new(
+            config.games_per_minute,
+            config.analysis_secs_per_minute,
+        ));
+        let router = layered(
+            online::router(online).merge(api::router(api::AppState::new(store, pool))),
+            config,
+            limits,
+        );
         let target = format!("{}:{}", config.host, config.port);
         let listener = tokio::net::TcpListener::bind(&target)
             .await
@@ -117,6 +230,11 @@ impl Server {
             listener,
             router,
             addr,
+            limits: serve::ConnLimits {
+                read_timeout: config.read_timeout,
+                idle_timeout: config.idle_timeout,
+                per_client: config.connections_per_client,
+            },
         })
     }
 
@@ -130,15 +248,7 @@ impl Server {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        use axum::serve::ListenerExt as _;
-        // Moves are small frames that must go out at once, not wait for Nagle's algorithm.
-        let listener = self.listener.tap_io(|tcp| {
-            // Without it a frame may wait up to 40 ms; nothing breaks.
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await?;
+        serve::serve(self.listener, self.router, self.limits, shutdown).await;
         Ok(())
     }
 

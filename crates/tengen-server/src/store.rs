@@ -16,6 +16,7 @@ use crate::error::ServeError;
 const MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "results", include_str!("../migrations/0001_results.sql")),
     (2, "online", include_str!("../migrations/0002_online.sql")),
+    (3, "closed", include_str!("../migrations/0003_closed.sql")),
 ];
 
 /// A finished game against the computer, as stored.
@@ -90,8 +91,14 @@ impl Store {
     /// Opens (creating if missing) the database at `url` and runs the migrations.
     pub async fn open(url: &str) -> Result<Store, ServeError> {
         let err = |e| ServeError::Database(url.to_string(), e);
-        let options = SqliteConnectOptions::from_str(url)
-            .map_err(err)?
+        let options = SqliteConnectOptions::from_str(url).map_err(err)?;
+        // SQLite takes an empty file for a new database and would fill it without a word;
+        // an empty file where a database should be is more likely a damaged one.
+        let file = options.get_filename();
+        if std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            return Err(ServeError::EmptyDatabase(file.display().to_string()));
+        }
+        let options = options
             .create_if_missing(true)
             // The write-ahead log lets readers run beside the writer; `NORMAL` sync keeps every
             // committed transaction through a crash of the process (only a power cut can lose

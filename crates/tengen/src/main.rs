@@ -3,6 +3,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -130,9 +131,36 @@ struct ServeArgs {
     /// How many engine searches may run at once (default: the number of cores).
     #[arg(long)]
     engine_threads: Option<usize>,
+    /// How many of the engine threads hints and analyses may hold at once (default: all but
+    /// one, so computer moves always find one).
+    #[arg(long)]
+    analysis_threads: Option<usize>,
     /// How long a player of an online game may be gone before the opponent may claim the win.
     #[arg(long, default_value_t = 120)]
     grace_secs: u64,
+    /// Seconds a client has to send a request's head once it starts one, and its body.
+    #[arg(long, default_value_t = 10)]
+    read_timeout_secs: u64,
+    /// Seconds a connection may stay open with nothing moving and no request being handled.
+    #[arg(long, default_value_t = 60)]
+    idle_timeout_secs: u64,
+    /// Open connections per client address (0: no cap).
+    #[arg(long, default_value_t = 256)]
+    connections_per_client: u32,
+    /// New games per client address per minute (0: no limit).
+    #[arg(long, default_value_t = 30)]
+    games_per_minute: u32,
+    /// Seconds of engine time for hints and analyses per client address per minute (0: no
+    /// limit).
+    #[arg(long, default_value_t = 60)]
+    analysis_secs_per_minute: u32,
+    /// Hours an online game nobody joined stays open.
+    #[arg(long, default_value_t = 24.0)]
+    unjoined_expiry_hours: f64,
+    /// No per-client limits (connections, new games, analysis time): for a load test from
+    /// this machine, or behind a proxy that limits clients itself.
+    #[arg(long)]
+    no_client_limits: bool,
 }
 
 impl Default for ServeArgs {
@@ -144,9 +172,30 @@ impl Default for ServeArgs {
             data_dir: None,
             database: None,
             engine_threads: None,
+            analysis_threads: None,
             grace_secs: 120,
+            read_timeout_secs: 10,
+            idle_timeout_secs: 60,
+            connections_per_client: 256,
+            games_per_minute: 30,
+            analysis_secs_per_minute: 60,
+            unjoined_expiry_hours: 24.0,
+            no_client_limits: false,
         }
     }
+}
+
+/// Log lines on standard error: `RUST_LOG` chooses what (default: `info`; `debug` adds every
+/// request).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        // Colours only for a person at a terminal, not in a log file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
@@ -158,7 +207,20 @@ fn serve(args: ServeArgs) -> ExitCode {
     config.port = args.port;
     config.database = args.database;
     config.engine_threads = args.engine_threads;
+    config.analysis_threads = args.analysis_threads;
     config.grace_secs = args.grace_secs;
+    config.read_timeout = Duration::from_secs(args.read_timeout_secs.max(1));
+    config.idle_timeout = Duration::from_secs(args.idle_timeout_secs.max(1));
+    config.connections_per_client = args.connections_per_client;
+    config.games_per_minute = args.games_per_minute;
+    config.analysis_secs_per_minute = args.analysis_secs_per_minute;
+    config.unjoined_expiry =
+        Duration::try_from_secs_f64(args.unjoined_expiry_hours.max(0.0) * 3600.0)
+            .unwrap_or(Duration::MAX);
+    if args.no_client_limits {
+        config = config.without_client_limits();
+    }
+    init_logging();
     // Every online player holds a connection: allow as many open files as the system lets us.
     if let Ok(limit) = rlimit::increase_nofile_limit(u64::MAX) {
         if limit < 4096 {

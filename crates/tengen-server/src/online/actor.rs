@@ -1,11 +1,16 @@
 //! One task per online game. It alone changes its [`Table`], one command at a time, so no two
 //! actions on a game race; it stores each change before it broadcasts the new state, and it
-//! keeps the game's timers (a falling flag, a grace period running out).
+//! keeps the game's timers (a falling flag, a grace period running out, nobody joining in
+//! time). A command or timer that fails (panics) does not take the game down: the asker is told,
+//! the failure is logged with the game's id, and the game is rebuilt from its stored events, its
+//! connections kept.
 
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::FutureExt as _;
 use tengen_rules::Seat;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -19,6 +24,50 @@ use super::{Inner, hash_token, unix_ms};
 const IDLE_AFTER_END: Duration = Duration::from_secs(60);
 /// How many messages a slow connection may fall behind before it is sent a fresh state.
 const BROADCAST_BUFFER: usize = 16;
+/// Failures in a row (with nothing done right between them) after which a game leaves memory
+/// instead of being rebuilt again: a timer that fails at once after every rebuild must not spin.
+const MAX_FAILURES_IN_ROW: u32 = 3;
+
+/// The game failed while handling the command; it was rebuilt from its stored events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Failed;
+
+type ReplySlot<T> = Arc<Mutex<Option<oneshot::Sender<Result<T, Failed>>>>>;
+
+/// Where a command's answer goes. The game keeps a second handle while it handles the command,
+/// so that if handling it fails the asker hears [`Failed`] rather than nothing.
+#[derive(Debug)]
+pub struct Reply<T>(ReplySlot<T>);
+
+impl<T: Send + 'static> Reply<T> {
+    /// A reply and where its answer arrives.
+    pub fn new() -> (Reply<T>, oneshot::Receiver<Result<T, Failed>>) {
+        let (tx, rx) = oneshot::channel();
+        (Reply(Arc::new(Mutex::new(Some(tx)))), rx)
+    }
+
+    /// Answers; false when the asker has gone.
+    pub fn send(self, value: T) -> bool {
+        take(&self.0).is_some_and(|tx| tx.send(Ok(value)).is_ok())
+    }
+
+    fn failer(&self) -> Box<dyn FnOnce() + Send> {
+        let slot = self.0.clone();
+        Box::new(move || {
+            if let Some(tx) = take(&slot) {
+                let _ = tx.send(Err(Failed));
+            }
+        })
+    }
+}
+
+/// The sender, unless the command was answered already: whoever takes it answers.
+fn take<T>(slot: &ReplySlot<T>) -> Option<oneshot::Sender<Result<T, Failed>>> {
+    // Only a whole `take` happens under the lock: a poisoned one still holds a valid slot.
+    slot.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
+}
 
 /// What a connection or a handler asks of a game.
 #[derive(Debug)]
@@ -30,7 +79,7 @@ pub enum Cmd {
         /// A spectator's name.
         name: Option<String>,
         /// The answer.
-        reply: oneshot::Sender<Result<Connected, String>>,
+        reply: Reply<Result<Connected, String>>,
     },
     /// A WebSocket closed.
     Disconnect {
@@ -44,7 +93,7 @@ pub enum Cmd {
         /// What.
         action: Action,
         /// Refused, or done.
-        reply: oneshot::Sender<Result<(), String>>,
+        reply: Reply<Result<(), String>>,
     },
     /// A chat line, already checked for length.
     Chat {
@@ -58,18 +107,32 @@ pub enum Cmd {
         /// SHA-256 of the new seat's token.
         token_hash: String,
         /// The seat taken.
-        reply: oneshot::Sender<Result<Role, JoinError>>,
+        reply: Reply<Result<Role, JoinError>>,
     },
     /// The state now.
     State {
         /// The answer.
-        reply: oneshot::Sender<GameState>,
+        reply: Reply<GameState>,
     },
     /// The game and the players' names, for a record.
     Record {
         /// The answer.
-        reply: oneshot::Sender<(tengen_rules::Game, [Option<String>; 2])>,
+        reply: Reply<(tengen_rules::Game, [Option<String>; 2])>,
     },
+}
+
+impl Cmd {
+    /// Tells the asker, if any, that the command failed.
+    fn failer(&self) -> Option<Box<dyn FnOnce() + Send>> {
+        match self {
+            Cmd::Connect { reply, .. } => Some(reply.failer()),
+            Cmd::Act { reply, .. } => Some(reply.failer()),
+            Cmd::Join { reply, .. } => Some(reply.failer()),
+            Cmd::State { reply } => Some(reply.failer()),
+            Cmd::Record { reply } => Some(reply.failer()),
+            Cmd::Disconnect { .. } | Cmd::Chat { .. } => None,
+        }
+    }
 }
 
 /// Why a join failed.
@@ -104,6 +167,8 @@ pub(crate) struct Actor {
     // Whether the state was sent after a seat's grace period ran out.
     announced: [bool; 2],
     idle_since: Option<Instant>,
+    // When the game closes if nobody has joined by then.
+    expires: Instant,
 }
 
 fn frame(msg: &ServerMsg) -> Arc<str> {
@@ -112,7 +177,7 @@ fn frame(msg: &ServerMsg) -> Arc<str> {
 }
 
 impl Actor {
-    pub(crate) fn new(table: Table, inner: Arc<Inner>) -> Actor {
+    pub(crate) fn new(table: Table, inner: Arc<Inner>, expires: Instant) -> Actor {
         let (updates, _) = broadcast::channel(BROADCAST_BUFFER);
         Actor {
             table,
@@ -122,6 +187,7 @@ impl Actor {
             spectators: 0,
             announced: [false, false],
             idle_since: Some(Instant::now()),
+            expires,
         }
     }
 
@@ -257,16 +323,12 @@ impl Actor {
                         .chat()
                         .map(|l| frame(&ServerMsg::Chat(l.clone()))),
                 );
-                if reply
-                    .send(Ok(Connected {
-                        role,
-                        name,
-                        first,
-                        updates,
-                    }))
-                    .is_ok()
-                {
-                    self.inner.connections.fetch_add(1, Ordering::Relaxed);
+                if reply.send(Ok(Connected {
+                    role,
+                    name,
+                    first,
+                    updates,
+                })) {
                     self.broadcast_state();
                 } else {
                     // The connection went away before it heard back: undo the count.
@@ -274,7 +336,6 @@ impl Actor {
                 }
             }
             Cmd::Disconnect { role } => {
-                self.inner.connections.fetch_sub(1, Ordering::Relaxed);
                 self.disconnect(role, now);
                 self.broadcast_state();
             }
@@ -287,6 +348,9 @@ impl Actor {
                     let _ = reply.send(Err("spectators cannot play".into()));
                     return;
                 };
+                if let Action::Move(text) = &action {
+                    crate::fault::check(text);
+                }
                 let backup = self.table.clone();
                 let done = match self.table.act(s, action, now) {
                     Ok(done) => done,
@@ -393,12 +457,30 @@ impl Actor {
             .into_iter()
             .chain(grace)
             .chain(idle)
+            .chain(self.table.unjoined().then_some(self.expires))
             .min()
     }
 
     /// Handles the timers; false when the game should leave memory.
     async fn wake(&mut self) -> bool {
         let now = Instant::now();
+        if self.table.unjoined() && now >= self.expires {
+            let id = self.table.id.clone();
+            if self
+                .inner
+                .writer
+                .write(vec![Write::Expire { id }])
+                .await
+                .is_err()
+            {
+                // Try again shortly rather than spin.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                return true;
+            }
+            tracing::debug!(game = %self.table.id, "online game expired: nobody joined");
+            self.notice("Nobody joined in time: the game has closed.".into());
+            return false;
+        }
         let backup = self.table.clone();
         if let Some(timeout) = self.table.check_time(now) {
             if self.store(&[timeout], backup).await.is_err() {
@@ -421,15 +503,39 @@ impl Actor {
     /// Runs the game until it leaves memory.
     pub(crate) async fn run(mut self, mut cmds: mpsc::Receiver<Cmd>) {
         self.inner.set_summary(self.summary());
+        let mut failures = 0;
         loop {
             let wake = self.next_wake();
-            tokio::select! {
+            // Each step runs guarded: a panic inside is caught here, with the game's id.
+            let step = tokio::select! {
                 cmd = cmds.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => {
+                        let failer = cmd.failer();
+                        let step = AssertUnwindSafe(self.handle(cmd)).catch_unwind().await;
+                        if step.is_err() {
+                            if let Some(fail) = failer {
+                                fail();
+                            }
+                        }
+                        step.map(|()| true)
+                    }
                     None => break,
                 },
-                () = sleep_until(wake) => {
-                    if !self.wake().await {
+                () = sleep_until(wake) => AssertUnwindSafe(self.wake()).catch_unwind().await,
+            };
+            match step {
+                Ok(true) => failures = 0,
+                Ok(false) => break,
+                Err(panic) => {
+                    failures += 1;
+                    let why = crate::engine_pool::panic_text(panic.as_ref());
+                    if failures >= MAX_FAILURES_IN_ROW {
+                        tracing::warn!(game = %self.table.id, panic = %why, failures,
+                            "online game failed again and again: it leaves memory and is loaded afresh when next asked for");
+                        break;
+                    }
+                    // `restart` says why it could not.
+                    if !self.restart(&why).await {
                         break;
                     }
                 }
@@ -439,6 +545,33 @@ impl Actor {
         // Commands that raced with leaving are dropped unanswered: their senders see the reply
         // channel close and load the game afresh.
         drop(cmds);
+    }
+}
+
+impl Actor {
+    /// Rebuilds the table from the stored events after a failure, keeping the connections;
+    /// false when it cannot be rebuilt.
+    async fn restart(&mut self, why: &str) -> bool {
+        let id = self.table.id.clone();
+        tracing::warn!(game = %id, panic = %why, "online game failed; restarting it from its stored events");
+        let table = match self.inner.reload(&id).await {
+            Ok((table, _)) => table,
+            Err(e) => {
+                tracing::warn!(game = %id, error = %e, "online game could not be restarted: it leaves memory");
+                return false;
+            }
+        };
+        self.table = table;
+        let now = Instant::now();
+        for s in [Seat::First, Seat::Second] {
+            if self.seated[idx(s)] > 0 {
+                self.table.set_present(s, true, now);
+            }
+        }
+        self.announced = [false, false];
+        // Everyone sees the game as stored: a change that failed before it was stored is gone.
+        self.broadcast_state();
+        true
     }
 }
 

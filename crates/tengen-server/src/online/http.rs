@@ -5,20 +5,21 @@ use std::time::{Duration, Instant};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use tengen_rules::Record;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 
 use super::Online;
-use super::actor::Cmd;
+use super::actor::{Cmd, Failed, Reply};
 use super::table::Action;
 use super::wire::{
     ChatLine, ClientMsg, CreateGame, FRAME_BURST, FRAMES_PER_SEC, JoinGame, Role, ServerMsg,
 };
 use crate::error::ApiError;
+use crate::limits::{Client, ClientLimits};
 
 /// The largest frame a client may send.
 const MAX_FRAME: usize = 4096;
@@ -44,16 +45,15 @@ pub fn router(online: Online) -> Router {
         .with_state(online)
 }
 
-fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    b.map(|Json(v)| v)
-        .map_err(|e| ApiError::BadRequest(format!("bad request body: {}", e.body_text())))
-}
-
 async fn create(
     State(online): State<Online>,
+    Client(client): Client,
+    Extension(limits): Extension<std::sync::Arc<ClientLimits>>,
     req: Result<Json<CreateGame>, JsonRejection>,
 ) -> Result<(StatusCode, Json<super::wire::Seated>), ApiError> {
-    let seated = online.create(body(req)?).await?;
+    let req = ApiError::json_body(req)?;
+    limits.games.take(client, 1)?;
+    let seated = online.create(req).await?;
     Ok((StatusCode::CREATED, Json(seated)))
 }
 
@@ -62,7 +62,7 @@ async fn join(
     Path(id): Path<String>,
     req: Result<Json<JoinGame>, JsonRejection>,
 ) -> Result<Json<super::wire::Seated>, ApiError> {
-    Ok(Json(online.join(&id, body(req)?).await?))
+    Ok(Json(online.join(&id, ApiError::json_body(req)?).await?))
 }
 
 async fn state(
@@ -121,11 +121,34 @@ async fn record(
         .into_response())
 }
 
+/// Whether a WebSocket request may come from where it says: a browser page of this server (its
+/// `Origin` names the host the request was sent to), or a program, which sends no `Origin`.
+/// Another site's page could otherwise act with a token it got hold of, or watch on a visitor's
+/// behalf.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let authority = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, rest)| rest.trim_end_matches('/'));
+    matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h))
+}
+
 async fn websocket(
     ws: WebSocketUpgrade,
     State(online): State<Online>,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    if !same_origin(&headers) {
+        return Err(ApiError::Forbidden(
+            "this game's WebSocket is open to this server's own page only".into(),
+        ));
+    }
     // An unknown game is a 404 before the upgrade, not a socket that closes at once.
     online.inner.handle(&id).await?;
     Ok(ws
@@ -206,7 +229,7 @@ async fn connection(mut socket: WebSocket, online: Online, id: String) {
         }
         None => return,
     };
-    let name = name.map(|n| n.chars().take(40).collect::<String>());
+    let name = name.map(|n| crate::text::clean(&n).chars().take(40).collect::<String>());
     let (connected, cmds) = match online.connect(&id, token, name).await {
         Ok(c) => c,
         Err(e) => {
@@ -214,6 +237,9 @@ async fn connection(mut socket: WebSocket, online: Online, id: String) {
             return;
         }
     };
+    // Counted here rather than by the game, so that the count drops with the connection even
+    // if the game fails meanwhile.
+    let _counted = Counted::new(&online);
     let role = connected.role;
     let me = connected.name.clone();
     let mut updates = connected.updates;
@@ -226,6 +252,28 @@ async fn connection(mut socket: WebSocket, online: Online, id: String) {
     serve(&mut socket, &cmds, &mut updates, role, &me).await;
     // The game must hear of the leaving even if its queue is full for a moment.
     let _ = cmds.send(Cmd::Disconnect { role }).await;
+}
+
+/// One open WebSocket in `/api/online/stats`, for as long as it lives.
+struct Counted(Online);
+
+impl Counted {
+    fn new(online: &Online) -> Counted {
+        online
+            .inner
+            .connections
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Counted(online.clone())
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0
+            .inner
+            .connections
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 async fn serve(
@@ -285,11 +333,11 @@ async fn serve(
                     Ok(t) => t,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         // Fell behind: skip to the whole state as it is now.
-                        let (reply, answer) = oneshot::channel();
+                        let (reply, answer) = Reply::new();
                         if cmds.send(Cmd::State { reply }).await.is_err() {
                             return;
                         }
-                        let Ok(state) = answer.await else { return };
+                        let Ok(Ok(state)) = answer.await else { return };
                         if socket.send(frame(&ServerMsg::State(state))).await.is_err() {
                             return;
                         }
@@ -324,7 +372,7 @@ async fn act(
     let action = match msg {
         ClientMsg::Hello { .. } => return Some("already said hello".into()),
         ClientMsg::Chat { text } => {
-            let text = text.trim();
+            let text = crate::text::clean(&text);
             if text.is_empty() {
                 return Some("empty chat line".into());
             }
@@ -337,7 +385,7 @@ async fn act(
             let line = ChatLine {
                 name: me.to_string(),
                 role,
-                text: text.chars().filter(|c| !c.is_control()).collect(),
+                text,
                 at_ms: super::unix_ms(),
             };
             return cmds
@@ -355,7 +403,7 @@ async fn act(
         ClientMsg::Resign => Action::Resign,
         ClientMsg::Claim => Action::Claim,
     };
-    let (reply, answer) = oneshot::channel();
+    let (reply, answer) = Reply::new();
     if cmds
         .send(Cmd::Act {
             role,
@@ -368,8 +416,13 @@ async fn act(
         return Some("the game has closed".into());
     }
     match answer.await {
-        Ok(Ok(())) => None,
-        Ok(Err(why)) => Some(why),
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(why))) => Some(why),
+        Ok(Err(Failed)) => Some(
+            "the game failed on this and was restarted from its stored record; it was not \
+             carried out"
+                .into(),
+        ),
         Err(_) => Some("the game has closed".into()),
     }
 }

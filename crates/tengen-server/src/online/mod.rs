@@ -10,19 +10,20 @@ pub mod table;
 pub mod wire;
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use sqlx::sqlite::SqlitePool;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 pub use http::router;
 
 use crate::error::ApiError;
-use actor::{Actor, Cmd, Connected, JoinError};
-use persist::{Saved, Write, Writer};
+use actor::{Actor, Cmd, Connected, Failed, JoinError, Reply};
+use persist::{Found, Loaded, Saved, Write, Writer};
 use table::{Player, Settings, Table};
 use wire::{GameState, Lobby, LobbyGame, Role, Stats};
 
@@ -37,6 +38,15 @@ pub struct Online {
     inner: Arc<Inner>,
 }
 
+/// The online games' timers.
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    /// How long a player may be gone before the opponent may claim the win, in milliseconds.
+    pub grace_ms: u64,
+    /// How long a game nobody joined stays open.
+    pub unjoined_expiry: Duration,
+}
+
 struct Entry {
     cmds: mpsc::Sender<Cmd>,
     summary: Option<(LobbyGame, bool, bool)>,
@@ -48,7 +58,8 @@ pub(crate) struct Inner {
     pool: SqlitePool,
     writer: Writer,
     grace_ms: u64,
-    connections: AtomicU64,
+    unjoined_expiry: Duration,
+    pub(crate) connections: AtomicU64,
     moves: AtomicU64,
     ids: AtomicU64,
 }
@@ -103,7 +114,7 @@ impl Inner {
         self.games().remove(id);
     }
 
-    fn spawn(self: &Arc<Self>, table: Table) -> mpsc::Sender<Cmd> {
+    fn spawn(self: &Arc<Self>, table: Table, created_ms: u64) -> mpsc::Sender<Cmd> {
         let (cmds, rx) = mpsc::channel(GAME_QUEUE);
         let created = self.ids.fetch_add(1, Ordering::Relaxed);
         self.games().insert(
@@ -114,8 +125,74 @@ impl Inner {
                 created,
             },
         );
-        tokio::spawn(Actor::new(table, self.clone()).run(rx));
+        let expires = self.expiry_of(created_ms);
+        tokio::spawn(Actor::new(table, self.clone(), expires).run(rx));
         cmds
+    }
+
+    /// When a game made at `created_ms` expires if nobody has joined it, in milliseconds since
+    /// the Unix epoch.
+    fn expiry_ms(&self, created_ms: u64) -> u64 {
+        let ttl = u64::try_from(self.unjoined_expiry.as_millis()).unwrap_or(u64::MAX);
+        created_ms.saturating_add(ttl)
+    }
+
+    /// Whether a game made at `created_ms` has expired, if nobody has joined it.
+    fn expired(&self, created_ms: u64) -> bool {
+        self.expiry_ms(created_ms) <= unix_ms()
+    }
+
+    /// When a game made at `created_ms` expires if nobody has joined it.
+    fn expiry_of(&self, created_ms: u64) -> Instant {
+        let at_ms = self.expiry_ms(created_ms);
+        let now = Instant::now();
+        // A setting of centuries means never; it must not overflow the clock.
+        now.checked_add(Duration::from_millis(at_ms.saturating_sub(unix_ms())))
+            .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400))
+    }
+
+    /// Rebuilds a game from its stored events; a panic on the way (a bug the stored moves run
+    /// into) is a failure like any other, so that one game cannot stop the others.
+    fn rebuild_guarded(&self, saved: &Saved, now: Instant) -> Result<Table, String> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.rebuild(saved, now))).unwrap_or_else(
+            |panic| {
+                Err(format!(
+                    "replaying it failed inside the server: {}",
+                    crate::engine_pool::panic_text(panic.as_ref())
+                ))
+            },
+        )
+    }
+
+    /// Reads a game from the store and rebuilds it, setting it aside when it cannot be.
+    pub(crate) async fn reload(&self, id: &str) -> Result<(Table, u64), ApiError> {
+        let found = persist::load_one(&self.pool, id)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
+        let saved = match found {
+            Found::Expired => return Err(ApiError::Expired(id.to_string())),
+            Found::Quarantined(why) => return Err(ApiError::Quarantined(id.to_string(), why)),
+            Found::Game(Loaded::Bad { reason, .. }) => {
+                self.set_aside(id, &reason).await;
+                return Err(ApiError::Quarantined(id.to_string(), reason));
+            }
+            Found::Game(Loaded::Good(saved)) => saved,
+        };
+        match self.rebuild_guarded(&saved, Instant::now()) {
+            Ok(table) => Ok((table, saved.created_ms)),
+            Err(reason) => {
+                self.set_aside(id, &reason).await;
+                Err(ApiError::Quarantined(id.to_string(), reason))
+            }
+        }
+    }
+
+    /// Quarantines a game, saying so in the log.
+    async fn set_aside(&self, id: &str, reason: &str) {
+        tracing::warn!(game = %id, %reason, "online game set aside: its stored record cannot be replayed");
+        if let Err(e) = persist::quarantine(&self.pool, id, reason).await {
+            tracing::warn!(game = %id, error = %e, "could not mark the game as set aside");
+        }
     }
 
     fn rebuild(&self, saved: &Saved, now: Instant) -> Result<Table, String> {
@@ -172,7 +249,7 @@ impl Inner {
             .write(writes)
             .await
             .map_err(|e| ApiError::Engine(format!("the game could not be stored: {e}")))?;
-        self.spawn(table);
+        self.spawn(table, unix_ms());
         Ok(id)
     }
 
@@ -193,79 +270,105 @@ impl Inner {
         if !valid {
             return Err(not_found());
         }
-        let saved = persist::load_one(&self.pool, id)
-            .await?
-            .ok_or_else(not_found)?;
-        let table = self
-            .rebuild(&saved, Instant::now())
-            .map_err(|e| ApiError::Engine(format!("game {id} cannot be replayed: {e}")))?;
+        let (table, created_ms) = self.reload(id).await?;
         // Another request may have loaded it meanwhile: keep the first.
         if let Some(e) = self.games().get(id) {
             return Ok(e.cmds.clone());
         }
-        Ok(self.spawn(table))
+        Ok(self.spawn(table, created_ms))
     }
 
     /// Sends a command made by `make` and waits for its answer, loading the game again if it
     /// left memory in between.
-    async fn ask<T>(
+    async fn ask<T: Send + 'static>(
         self: &Arc<Self>,
         id: &str,
-        make: impl Fn(oneshot::Sender<T>) -> Cmd,
+        make: impl Fn(Reply<T>) -> Cmd,
     ) -> Result<T, ApiError> {
         for _ in 0..3 {
             let cmds = self.handle(id).await?;
-            let (reply, answer) = oneshot::channel();
+            let (reply, answer) = Reply::new();
             if cmds.send(make(reply)).await.is_err() {
                 continue;
             }
-            if let Ok(v) = answer.await {
-                return Ok(v);
+            match answer.await {
+                Ok(Ok(v)) => return Ok(v),
+                // Sending it again would fail the game again.
+                Ok(Err(Failed)) => return Err(failed(id)),
+                // The game left memory meanwhile: load it again.
+                Err(_) => continue,
             }
         }
         Err(ApiError::Conflict(format!("game {id} is busy; try again")))
     }
 }
 
-/// A player's name: trimmed, at most 40 characters, "Anonymous" when empty.
+/// The answer to a request the game failed on.
+pub(crate) fn failed(id: &str) -> ApiError {
+    ApiError::Internal(format!(
+        "game {id} failed on this request and was restarted from its stored record; the \
+         request was not carried out"
+    ))
+}
+
+/// A player's name: cleaned (`text::clean`), at most 40 characters, "Anonymous" when empty.
 fn player_name(name: Option<&str>) -> Result<String, ApiError> {
-    let name = name.unwrap_or("").trim();
+    let name = crate::text::clean(name.unwrap_or(""));
     if name.chars().count() > 40 {
         return Err(ApiError::BadRequest(
             "name too long (at most 40 characters)".into(),
         ));
     }
-    if name.chars().any(char::is_control) {
-        return Err(ApiError::BadRequest(
-            "names cannot hold control characters".into(),
-        ));
-    }
     Ok(if name.is_empty() {
         "Anonymous".into()
     } else {
-        name.to_string()
+        name
     })
 }
 
 impl Online {
-    /// Opens the online games in `pool`, replaying every live one.
-    pub async fn start(pool: SqlitePool, grace_ms: u64) -> Result<Online, sqlx::Error> {
+    /// Opens the online games in `pool`, replaying every live one. A game whose rows cannot be
+    /// read or replayed is set aside (logged, and kept in the store for a person to look at);
+    /// a game nobody joined in time is closed.
+    pub async fn start(pool: SqlitePool, timing: Timing) -> Result<Online, sqlx::Error> {
         let inner = Arc::new(Inner {
             games: Mutex::new(HashMap::new()),
             writer: Writer::start(pool.clone()),
             pool,
-            grace_ms,
+            grace_ms: timing.grace_ms,
+            unjoined_expiry: timing.unjoined_expiry,
             connections: AtomicU64::new(0),
             moves: AtomicU64::new(0),
             ids: AtomicU64::new(0),
         });
         let now = Instant::now();
-        for saved in persist::load_live(&inner.pool).await? {
-            // A game the rules no longer accept is left in the store, not dropped.
-            if let Ok(table) = inner.rebuild(&saved, now) {
-                inner.spawn(table);
+        let (mut loaded, mut expired, mut set_aside) = (0, 0, 0);
+        for found in persist::load_live(&inner.pool).await? {
+            let saved = match found {
+                Loaded::Good(saved) => saved,
+                Loaded::Bad { id, reason } => {
+                    inner.set_aside(&id, &reason).await;
+                    set_aside += 1;
+                    continue;
+                }
+            };
+            let table = match inner.rebuild_guarded(&saved, now) {
+                Ok(table) => table,
+                Err(reason) => {
+                    inner.set_aside(&saved.id, &reason).await;
+                    set_aside += 1;
+                    continue;
+                }
+            };
+            if table.unjoined() && inner.expired(saved.created_ms) {
+                persist::expire(&inner.pool, &saved.id).await?;
+                expired += 1;
+                continue;
             }
+            inner.spawn(table, saved.created_ms);
+            loaded += 1;
         }
+        tracing::info!(loaded, expired, set_aside, "online games restored");
         Ok(Online { inner })
     }
 
@@ -380,7 +483,7 @@ impl Online {
     ) -> Result<(Connected, mpsc::Sender<Cmd>), ApiError> {
         for _ in 0..3 {
             let cmds = self.inner.handle(id).await?;
-            let (reply, answer) = oneshot::channel();
+            let (reply, answer) = Reply::new();
             let cmd = Cmd::Connect {
                 token: token.clone(),
                 name: name.clone(),
@@ -390,8 +493,9 @@ impl Online {
                 continue;
             }
             match answer.await {
-                Ok(Ok(c)) => return Ok((c, cmds)),
-                Ok(Err(e)) => return Err(ApiError::Conflict(e)),
+                Ok(Ok(Ok(c))) => return Ok((c, cmds)),
+                Ok(Ok(Err(e))) => return Err(ApiError::Conflict(e)),
+                Ok(Err(Failed)) => return Err(failed(id)),
                 Err(_) => continue,
             }
         }

@@ -39,6 +39,11 @@ pub enum Write {
         /// The game.
         id: String,
     },
+    /// Nobody joined the game in time: it is closed, not restored at start-up.
+    Expire {
+        /// The game.
+        id: String,
+    },
 }
 
 type Job = (Vec<Write>, oneshot::Sender<Result<(), String>>);
@@ -142,6 +147,9 @@ async fn commit(pool: &SqlitePool, batch: &[Job]) -> Result<(), sqlx::Error> {
                         .execute(&mut *tx)
                         .await?;
                 }
+                Write::Expire { id } => {
+                    sqlx::query(EXPIRE).bind(id).execute(&mut *tx).await?;
+                }
             }
         }
     }
@@ -155,15 +163,67 @@ pub struct Saved {
     pub id: String,
     /// The settings, as JSON.
     pub settings: String,
+    /// When it was made (milliseconds since the Unix epoch).
+    pub created_ms: u64,
     /// The events.
     pub events: Vec<Stored>,
 }
 
-fn stored_of(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, sqlx::Error> {
-    let text: String = row.try_get("event")?;
-    let event: Event = serde_json::from_str(&text).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-    let ms = |k: &str| -> Result<u64, sqlx::Error> {
-        let v: i64 = row.try_get(k)?;
+/// A stored game as read: whole, or why its rows cannot be read.
+#[derive(Debug)]
+pub enum Loaded {
+    /// Every row read.
+    Good(Saved),
+    /// A row of the game could not be read.
+    Bad {
+        /// The game.
+        id: String,
+        /// The first row that failed, and why.
+        reason: String,
+    },
+}
+
+impl Loaded {
+    fn id(&self) -> &str {
+        match self {
+            Loaded::Good(saved) => &saved.id,
+            Loaded::Bad { id, .. } => id,
+        }
+    }
+
+    /// Adds the game's next event row; the first row that cannot be read makes the game `Bad`,
+    /// and the rows after it are not looked at.
+    fn add_event(&mut self, row: &sqlx::sqlite::SqliteRow) {
+        let Loaded::Good(saved) = self else { return };
+        match stored_of(row) {
+            Ok(stored) => saved.events.push(stored),
+            Err(e) => {
+                let id = std::mem::take(&mut saved.id);
+                *self = Loaded::Bad {
+                    id,
+                    reason: event_error(row, &e),
+                };
+            }
+        }
+    }
+}
+
+/// What the store holds under an id.
+#[derive(Debug)]
+pub enum Found {
+    /// A game, over or not, as read.
+    Game(Loaded),
+    /// A game nobody joined in time.
+    Expired,
+    /// A game set aside, and why.
+    Quarantined(String),
+}
+
+fn stored_of(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, String> {
+    let text: String = row.try_get("event").map_err(|e| e.to_string())?;
+    let event: Event = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let ms = |k: &str| -> Result<u64, String> {
+        let v: i64 = row.try_get(k).map_err(|e| e.to_string())?;
         Ok(u64::try_from(v).unwrap_or(0))
     };
     Ok(Stored {
@@ -172,57 +232,138 @@ fn stored_of(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, sqlx::Error> {
     })
 }
 
-/// Every game not over, with its events.
-pub async fn load_live(pool: &SqlitePool) -> Result<Vec<Saved>, sqlx::Error> {
-    let games = sqlx::query("SELECT id, settings FROM online_games WHERE over = 0 ORDER BY id")
-        .fetch_all(pool)
-        .await?;
-    let events = sqlx::query(
-        "SELECT e.game_id, e.event, e.first_ms, e.second_ms FROM online_events e \
-         JOIN online_games g ON g.id = e.game_id WHERE g.over = 0 ORDER BY e.game_id, e.seq",
+fn event_error(row: &sqlx::sqlite::SqliteRow, e: &str) -> String {
+    let seq: Option<i64> = row.try_get("seq").ok().flatten();
+    match seq {
+        Some(seq) => format!("event {seq}: {e}"),
+        None => format!("an event: {e}"),
+    }
+}
+
+/// A game's own columns, read one by one so that a bad value names itself.
+fn game_of(row: &sqlx::sqlite::SqliteRow, id: String) -> Loaded {
+    let settings: Result<String, _> = row.try_get("settings");
+    let created: Result<i64, _> = row.try_get("created_ms");
+    match (settings, created) {
+        (Ok(settings), Ok(created)) => Loaded::Good(Saved {
+            id,
+            settings,
+            created_ms: u64::try_from(created).unwrap_or(0),
+            events: Vec::new(),
+        }),
+        (Err(e), _) => Loaded::Bad {
+            id,
+            reason: format!("settings: {e}"),
+        },
+        (_, Err(e)) => Loaded::Bad {
+            id,
+            reason: format!("created_ms: {e}"),
+        },
+    }
+}
+
+/// Every game not over, with its events. A game with a row that cannot be read comes back as
+/// [`Loaded::Bad`] rather than stopping the others.
+pub async fn load_live(pool: &SqlitePool) -> Result<Vec<Loaded>, sqlx::Error> {
+    let games = sqlx::query(
+        "SELECT CAST(id AS TEXT) AS id, settings, created_ms FROM online_games \
+         WHERE over = 0 ORDER BY CAST(id AS TEXT)",
     )
     .fetch_all(pool)
     .await?;
-    let mut out: Vec<Saved> = Vec::with_capacity(games.len());
+    let events = sqlx::query(
+        "SELECT CAST(e.game_id AS TEXT) AS game_id, e.seq, e.event, e.first_ms, e.second_ms \
+         FROM online_events e JOIN online_games g ON g.id = e.game_id WHERE g.over = 0 \
+         ORDER BY CAST(e.game_id AS TEXT), e.seq",
+    )
+    .fetch_all(pool)
+    .await?;
+    let mut out: Vec<Loaded> = Vec::with_capacity(games.len());
     for g in &games {
-        out.push(Saved {
-            id: g.try_get("id")?,
-            settings: g.try_get("settings")?,
-            events: Vec::new(),
-        });
+        match g.try_get::<Option<String>, _>("id").ok().flatten() {
+            Some(id) => out.push(game_of(g, id)),
+            // Nothing to name or set it aside by; it cannot be asked for either.
+            None => tracing::warn!("an online game row without an id was skipped"),
+        }
     }
     // Both lists are sorted by game id: walk them together.
     let mut i = 0;
     for row in &events {
-        let game_id: String = row.try_get("game_id")?;
-        while i < out.len() && out[i].id < game_id {
+        let Some(game_id) = row.try_get::<Option<String>, _>("game_id").ok().flatten() else {
+            continue;
+        };
+        while i < out.len() && out[i].id() < game_id.as_str() {
             i += 1;
         }
-        if let Some(saved) = out.get_mut(i).filter(|s| s.id == game_id) {
-            saved.events.push(stored_of(row)?);
+        if let Some(loaded) = out.get_mut(i).filter(|l| l.id() == game_id) {
+            loaded.add_event(row);
         }
     }
     Ok(out)
 }
 
 /// One game, over or not.
-pub async fn load_one(pool: &SqlitePool, id: &str) -> Result<Option<Saved>, sqlx::Error> {
-    let Some(g) = sqlx::query("SELECT settings FROM online_games WHERE id = ?")
-        .bind(id)
-        .fetch_optional(pool)
-        .await?
+pub async fn load_one(pool: &SqlitePool, id: &str) -> Result<Option<Found>, sqlx::Error> {
+    let Some(g) = sqlx::query(
+        "SELECT settings, created_ms, closed, \
+         (SELECT reason FROM online_quarantine WHERE game_id = online_games.id) AS reason \
+         FROM online_games WHERE id = ?",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?
     else {
         return Ok(None);
     };
+    let closed: Option<String> = g.try_get("closed").ok().flatten();
+    match closed.as_deref() {
+        Some("expired") => return Ok(Some(Found::Expired)),
+        Some(_) => {
+            let reason: Option<String> = g.try_get("reason").ok().flatten();
+            return Ok(Some(Found::Quarantined(
+                reason.unwrap_or_else(|| "no reason stored".into()),
+            )));
+        }
+        None => {}
+    }
     let rows = sqlx::query(
-        "SELECT event, first_ms, second_ms FROM online_events WHERE game_id = ? ORDER BY seq",
+        "SELECT seq, event, first_ms, second_ms FROM online_events WHERE game_id = ? ORDER BY seq",
     )
     .bind(id)
     .fetch_all(pool)
     .await?;
-    Ok(Some(Saved {
-        id: id.to_string(),
-        settings: g.try_get("settings")?,
-        events: rows.iter().map(stored_of).collect::<Result<_, _>>()?,
-    }))
+    let mut loaded = game_of(&g, id.to_string());
+    for row in &rows {
+        loaded.add_event(row);
+    }
+    Ok(Some(Found::Game(loaded)))
+}
+
+/// Sets a game aside: it is closed (not restored at start-up, not loaded when asked for) and
+/// the reason is kept in `online_quarantine`. Its rows stay as they were, for a person to look
+/// at.
+pub async fn quarantine(pool: &SqlitePool, id: &str, reason: &str) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("UPDATE online_games SET over = 1, closed = 'quarantined' WHERE id = ?")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT OR REPLACE INTO online_quarantine (game_id, reason, at_ms) VALUES (?, ?, ?)",
+    )
+    .bind(id)
+    .bind(reason)
+    .bind(int(super::unix_ms()))
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await
+}
+
+/// Closes a game nobody joined in time.
+const EXPIRE: &str = "UPDATE online_games SET over = 1, closed = 'expired' WHERE id = ?";
+
+/// Marks a game expired outside the writer (at start-up).
+pub async fn expire(pool: &SqlitePool, id: &str) -> Result<(), sqlx::Error> {
+    sqlx::query(EXPIRE).bind(id).execute(pool).await?;
+    Ok(())
 }

@@ -340,6 +340,11 @@ impl Table {
         })
     }
 
+    /// Whether the game, not over, still waits for its second player.
+    pub fn unjoined(&self) -> bool {
+        !self.over() && self.free_seat().is_some()
+    }
+
     /// The free seat, if any (the first one free).
     pub fn free_seat(&self) -> Option<Seat> {
         [Seat::First, Seat::Second]

@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -19,6 +19,8 @@ pub struct TestServer {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
+    /// What the server has written to standard error so far (also passed on to the test's).
+    pub stderr: Arc<Mutex<String>>,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -37,16 +39,71 @@ impl TestServer {
         self.child.wait().ok();
     }
 
+    /// Starts the server on a fresh data folder with more options.
+    pub fn start_with(args: &[&str]) -> TestServer {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let mut server = TestServer::start_in_with(dir.path(), args, &[]);
+        server._dir = Some(dir);
+        server
+    }
+
     /// Starts the server on the data folder `dir` (kept by the caller).
     pub fn start_in(dir: &std::path::Path) -> TestServer {
-        let mut child = Command::new(TENGEN)
+        TestServer::start_in_with(dir, &[], &[])
+    }
+
+    /// Starts the server on the data folder `dir` with more options and environment.
+    pub fn start_in_with(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> TestServer {
+        let mut command = Command::new(TENGEN);
+        command
             .args(["serve", "--port", "0", "--data-dir"])
             .arg(dir)
+            .args(args)
+            .envs(env.iter().copied());
+        TestServer::spawn(command)
+    }
+
+    /// Starts the server on a fresh data folder with at most `files` open files, a hard limit
+    /// it cannot raise (through `sh`, which then becomes the server).
+    pub fn start_with_open_files(files: u32) -> TestServer {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -n {files} && exec \"$0\" \"$@\""))
+            .arg(TENGEN)
+            .args(["serve", "--port", "0", "--data-dir"])
+            .arg(dir.path());
+        let mut server = TestServer::spawn(command);
+        server._dir = Some(dir);
+        server
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn spawn(mut command: Command) -> TestServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("tengen serve starts");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let pipe = child.stderr.take().expect("piped stderr");
+        let kept = stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { return };
+                eprintln!("{line}");
+                if let Ok(mut s) = kept.lock() {
+                    s.push_str(&line);
+                    s.push('\n');
+                }
+            }
+        });
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, rx) = mpsc::channel();
         // Reads the server's output to its end, so that the pipe never fills.
@@ -69,6 +126,7 @@ impl TestServer {
         TestServer {
             child,
             base,
+            stderr,
             _dir: None,
         }
     }
@@ -85,6 +143,19 @@ impl TestServer {
             let status = r.status().as_u16();
             (status, r.json().await.unwrap_or(Value::Null))
         })
+    }
+
+    /// Waits (up to 30 s) until the server's standard error holds `text`.
+    pub fn wait_for_log(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let log = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+            if log.contains(text) {
+                return log;
+            }
+            assert!(Instant::now() < deadline, "no {text:?} in the log:\n{log}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     pub fn get(&self, path: &str) -> (u16, Value) {
