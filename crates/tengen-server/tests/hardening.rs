@@ -322,8 +322,6 @@ const EXTREMES: [&str; 6] = [
 ];
 
 #[tokio::test]
-#[ignore = "needs the rules' checked coordinates (issue 13, tengen-rules): today such a move \
-            panics inside the rules, which the server turns into a 500 / a restarted game"]
 async fn moves_at_the_i32_extremes_are_refused_cleanly() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let server = Running::start(&config(dir.path()));
