@@ -155,12 +155,14 @@ impl AsyncRead for Watched {
         let before = buf.filled().len();
         let r = Pin::new(&mut self.tcp).poll_read(cx, buf);
         if buf.filled().len() > before {
+            // One clock reading per read: this runs for every WebSocket frame too.
             let a = &self.activity;
-            a.touch();
-            if a.busy.load(Ordering::Relaxed) == 0 {
-                let _ =
-                    a.head_since
-                        .compare_exchange(0, a.now(), Ordering::Relaxed, Ordering::Relaxed);
+            let now = a.now();
+            a.last.store(now, Ordering::Relaxed);
+            if a.busy.load(Ordering::Relaxed) == 0 && a.head_since.load(Ordering::Relaxed) == 0 {
+                let _ = a
+                    .head_since
+                    .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
             }
         }
         r
@@ -178,6 +180,24 @@ impl AsyncWrite for Watched {
             self.activity.touch();
         }
         r
+    }
+
+    // Passed on, so that hyper writes an answer's head and body in one call rather than copying
+    // them into one buffer first, as it does on a socket without vectored writes.
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let r = Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs);
+        if matches!(r, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.touch();
+        }
+        r
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -361,7 +361,7 @@ impl Actor {
                 };
                 let mut stored = done.stored;
                 if done.rematch {
-                    match self.inner.create_rematch(&self.table).await {
+                    match Box::pin(self.inner.create_rematch(&self.table)).await {
                         Ok(id) => stored.push(self.table.set_rematch(id, now)),
                         Err(e) => {
                             self.table = backup;
@@ -535,7 +535,9 @@ impl Actor {
                         break;
                     }
                     // `restart` says why it could not.
-                    if !self.restart(&why).await {
+                    // Boxed: a rare path, whose future (a reload from the store) would otherwise
+                    // make every game's task larger for its whole life.
+                    if !Box::pin(self.restart(&why)).await {
                         break;
                     }
                 }

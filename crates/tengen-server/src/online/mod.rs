@@ -270,7 +270,10 @@ impl Inner {
         if !valid {
             return Err(not_found());
         }
-        let (table, created_ms) = self.reload(id).await?;
+        // Boxed: loading is rare, and its future (store queries, quarantine) would otherwise
+        // make every future that may load a game larger for its whole life: each WebSocket's
+        // task, through `connect`, by a kilobyte and a half.
+        let (table, created_ms) = Box::pin(self.reload(id)).await?;
         // Another request may have loaded it meanwhile: keep the first.
         if let Some(e) = self.games().get(id) {
             return Ok(e.cmds.clone());
