@@ -52,16 +52,8 @@ fuzz_target!(|data: &[u8]| {
             Some(msg.clone()),
             "read back from {printed:?}"
         );
-        let action = match msg {
-            ClientMsg::Move { at } => Action::Move(at),
-            ClientMsg::Choose { choice } => Action::Choose(choice),
-            ClientMsg::Request { kind } => Action::Request(kind),
-            ClientMsg::Accept => Action::Accept,
-            ClientMsg::Decline => Action::Decline,
-            ClientMsg::Cancel => Action::Cancel,
-            ClientMsg::Resign => Action::Resign,
-            ClientMsg::Claim => Action::Claim,
-            ClientMsg::Hello { .. } | ClientMsg::Chat { .. } => continue,
+        let Some(action) = Action::of_message(msg) else {
+            continue;
         };
         // Mostly the seat the game waits for, so that games go on; now and then the other.
         let waited = match table.game().pending() {

@@ -394,14 +394,10 @@ async fn act(
                 .err()
                 .map(|_| "the game has closed".to_string());
         }
-        ClientMsg::Move { at } => Action::Move(at),
-        ClientMsg::Choose { choice } => Action::Choose(choice),
-        ClientMsg::Request { kind } => Action::Request(kind),
-        ClientMsg::Accept => Action::Accept,
-        ClientMsg::Decline => Action::Decline,
-        ClientMsg::Cancel => Action::Cancel,
-        ClientMsg::Resign => Action::Resign,
-        ClientMsg::Claim => Action::Claim,
+        play => match Action::of_message(play) {
+            Some(action) => action,
+            None => return Some("not a move or request".into()),
+        },
     };
     let (reply, answer) = Reply::new();
     if cmds

@@ -155,6 +155,24 @@ pub enum Action {
     Claim,
 }
 
+impl Action {
+    /// The action a player's message asks of the table; `None` for the messages the table does
+    /// not take (hello and chat, which the connection handles itself).
+    pub fn of_message(msg: wire::ClientMsg) -> Option<Action> {
+        Some(match msg {
+            wire::ClientMsg::Move { at } => Action::Move(at),
+            wire::ClientMsg::Choose { choice } => Action::Choose(choice),
+            wire::ClientMsg::Request { kind } => Action::Request(kind),
+            wire::ClientMsg::Accept => Action::Accept,
+            wire::ClientMsg::Decline => Action::Decline,
+            wire::ClientMsg::Cancel => Action::Cancel,
+            wire::ClientMsg::Resign => Action::Resign,
+            wire::ClientMsg::Claim => Action::Claim,
+            wire::ClientMsg::Hello { .. } | wire::ClientMsg::Chat { .. } => return None,
+        })
+    }
+}
+
 /// What an action did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Done {
