@@ -2,8 +2,10 @@
 //! ([`MAX_UNBOUNDED_COORD`]): every entry point of the rules answers them with a typed error or a
 //! correct result, never a panic, and the bound behaves as an edge.
 
+mod common;
+use common::config;
+
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use tengen_rules::{
     Board, BoardSize, Color, Coord, CoordError, Direction, ForbiddenPolicy, Game,
     MAX_UNBOUNDED_COORD, PlaceError, PlayError, Point, Record, RecordError, RecordFormat, Rule,
@@ -11,16 +13,6 @@ use tengen_rules::{
 };
 
 const M: i32 = MAX_UNBOUNDED_COORD;
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
-}
 
 fn p(x: i32, y: i32) -> Point {
     Point::new(x, y)

@@ -2,32 +2,21 @@
 //! symmetries change nothing, white is never restricted, and the fast forbidden-point check
 //! agrees with the slow one written from the rule text (`reference/mod.rs`).
 
+mod common;
 mod reference;
+
+use common::config;
 
 use std::collections::BTreeMap;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use reference::{naive_double_three, slow_forbidden};
 use serde::Deserialize;
 use tengen_rules::{
     Board, BoardSize, Color, EndReason, Forbidden, Game, Point, Rule, forbidden, forbidden_points,
     parse_point, point_name,
 };
-
-/// Proptest's settings with `cases` cases. Failing inputs are kept next to this file, in
-/// `properties.proptest-regressions`, and replayed first on the next run; proptest's default
-/// looks for the crate's `lib.rs` from here, which an integration test cannot find, and warns.
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Random games.
