@@ -228,18 +228,22 @@ fn schedule(config: &MatchConfig, pairs: &[(usize, usize)]) -> Result<Vec<Job>, 
     let per_pairing = config.games.unwrap_or(2 * config.rounds.max(1)) as usize;
     let mut rng = Rng::new(config.seed);
     let mut jobs = Vec::new();
+    let mut base = None;
     for k in 0..per_pairing {
         let pair = k / 2;
-        // Draw the pair's opening once, so both colours play the same one.
-        let base = match &config.openings {
-            OpeningSource::None => None,
-            OpeningSource::List(list) => Some(list[pair % list.len()].clone()),
-            OpeningSource::Random => Some(openings::random_opening(
-                config.settings.size,
-                config.settings.rule,
-                &mut rng,
-            )?),
-        };
+        // Draw the pair's opening once, at its first game, so both colours play the same one:
+        // random openings often favour one colour heavily, and only the swap cancels that.
+        if k % 2 == 0 {
+            base = match &config.openings {
+                OpeningSource::None => None,
+                OpeningSource::List(list) => Some(list[pair % list.len()].clone()),
+                OpeningSource::Random => Some(openings::random_opening(
+                    config.settings.size,
+                    config.settings.rule,
+                    &mut rng,
+                )?),
+            };
+        }
         for (pi, &(a, b)) in pairs.iter().enumerate() {
             let opening = base.as_ref().map(|o| {
                 if config.rotate {
@@ -358,4 +362,44 @@ pub fn run(
 /// The colour's name in records and tables.
 pub(crate) fn color_name(c: Color) -> &'static str {
     if c == Color::Black { "black" } else { "white" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_games_of_a_pair_share_a_random_opening_with_colours_swapped() -> Result<(), MatchError>
+    {
+        let engine = |name: &str| EngineSpec {
+            name: name.into(),
+            program: name.into(),
+            args: Vec::new(),
+            dir: None,
+            options: Vec::new(),
+        };
+        let mut config = MatchConfig::new(vec![engine("a"), engine("b")]);
+        config.games = Some(20);
+        config.openings = OpeningSource::Random;
+        config.seed = 61;
+        let jobs = schedule(&config, &pairings(&config)?)?;
+        assert_eq!(jobs.len(), 20);
+        let mut distinct = std::collections::HashSet::new();
+        for pair in jobs.chunks(2) {
+            let (first, second) = (&pair[0], &pair[1]);
+            let moves = |j: &Job| format!("{:?}", j.opening.as_ref().map(|o| &o.moves));
+            assert_eq!(
+                moves(first),
+                moves(second),
+                "games {} and {}",
+                first.id,
+                second.id
+            );
+            assert_eq!((first.black, first.white), (second.white, second.black));
+            distinct.insert(moves(first));
+        }
+        // Each pair draws its own opening.
+        assert!(distinct.len() > 5, "only {} openings", distinct.len());
+        Ok(())
+    }
 }
