@@ -391,7 +391,12 @@ async fn commit(app: &AppState, s: &mut Session, ev: Event) -> Result<(), ApiErr
         return Err(e.into());
     }
     s.seq += 1;
-    s.changed();
+    if ev == Event::Assisted {
+        // An analysis asked for while the computer thinks must not stop its move.
+        s.noted();
+    } else {
+        s.changed();
+    }
     Ok(())
 }
 
@@ -444,12 +449,22 @@ impl Acts {
     }
 }
 
-/// Clears a game's "computer thinking" mark when its task ends, however it ends.
-struct Driving(Arc<AtomicBool>);
+/// Clears a game's "computer thinking" mark if its task fails inside the server (panics);
+/// otherwise the task clears it itself, under the game's lock.
+struct Driving(Option<Arc<AtomicBool>>);
+
+impl Driving {
+    /// The task clears the mark itself.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
 
 impl Drop for Driving {
     fn drop(&mut self) {
-        self.0.store(false, Ordering::Relaxed);
+        if let Some(flag) = self.0.take() {
+            flag.store(false, Ordering::Relaxed);
+        }
     }
 }
 
@@ -460,22 +475,36 @@ async fn kick(app: &AppState, shared: &Shared) -> Option<JoinHandle<Result<Acts,
     if !s.computer_should_act() || s.driving.swap(true, Ordering::Relaxed) {
         return None;
     }
-    let driving = Driving(s.driving.clone());
+    let mut driving = Driving(Some(s.driving.clone()));
     let id = s.id.clone();
     drop(s);
     let (app, shared) = (app.clone(), shared.clone());
     Some(tokio::spawn(async move {
-        let _driving = driving;
-        let r = drive(&app, &shared).await;
-        match &r {
-            // Superseded: the game changed or was left while the computer thought.
-            Err(ApiError::Conflict(why)) => {
-                tracing::debug!(game = %id, %why, "computer's turn stopped")
+        let mut first = None;
+        for round in 0.. {
+            let r = drive(&app, &shared).await;
+            match &r {
+                // Superseded: the game changed or was left while the computer thought.
+                Err(ApiError::Conflict(why)) => {
+                    tracing::debug!(game = %id, %why, "computer's turn stopped");
+                }
+                Err(e) => tracing::warn!(game = %id, error = %e, "the computer's turn failed"),
+                Ok(_) => {}
             }
-            Err(e) => tracing::warn!(game = %id, error = %e, "the computer's turn failed"),
-            Ok(_) => {}
+            let goes_on = matches!(r, Ok(_) | Err(ApiError::Conflict(_)));
+            first.get_or_insert(r);
+            // The mark is cleared under the game's lock, after a last look: a change made while
+            // this turn was ending (an undo and a new move) found the mark still set and
+            // started nothing, so its turn is played here. A bounded number of rounds, so a
+            // game that keeps failing does not spin.
+            let s = shared.lock().await;
+            if !(goes_on && round < 64 && s.computer_should_act()) {
+                driving.disarm();
+                s.driving.store(false, Ordering::Relaxed);
+                break;
+            }
         }
-        r
+        first.unwrap_or_else(|| Ok(Acts::default()))
     }))
 }
 

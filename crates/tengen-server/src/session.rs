@@ -690,6 +690,12 @@ impl Session {
         self.notify.send_replace(self.version);
     }
 
+    /// After a change that leaves the position as it was (a hint noted) was stored: the
+    /// computer's search goes on; the game's WebSockets hear of it.
+    pub fn noted(&mut self) {
+        self.notify.send_replace(self.version);
+    }
+
     /// The event that ends the game on time, if the side to move's flag has fallen.
     pub fn flag_event(&self) -> Option<Event> {
         let (Some(clock), Some(c)) = (&self.clock, self.game.to_move()) else {

@@ -715,3 +715,93 @@ async fn computers_play_a_swap2_game_step_by_step() {
     assert!(v["moves"].as_array().expect("list").len() >= 5, "{v}");
     assert_eq!(v["pending"]["kind"], "move", "{v}");
 }
+
+/// Reads a game's WebSocket until a state meeting `done`; a guard against a hang only.
+async fn pushed_until(
+    ws: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    use futures_util::StreamExt;
+    let wait = async {
+        loop {
+            let msg = ws.next().await.expect("open").expect("frame");
+            if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+                let v: Value = serde_json::from_str(t.as_str()).expect("json");
+                assert_eq!(v["type"], "state", "{v}");
+                if done(&v) {
+                    return v;
+                }
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), wait)
+        .await
+        .expect("the state arrives")
+}
+
+#[tokio::test]
+async fn the_computer_replies_without_anyone_waiting_and_the_socket_hears_it() {
+    let app = start().await;
+    let g = app.create(json!({ "opponent": "computer" })).await;
+    let id = gid(&g);
+    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    // The state as it is, first.
+    let first = pushed_until(&mut ws, |_| true).await;
+    assert_eq!(first["seq"], 0);
+    // A move whose answer does not wait: the reply comes over the socket.
+    let (s, v) = app
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": "h8", "wait": false }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["moves"], json!(["h8"]));
+    let pushed = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
+    assert_eq!(pushed["computer_to_move"], false);
+    assert!(pushed["seq"].as_u64() > v["seq"].as_u64());
+    // Another site's page may not listen.
+    let r = app
+        .http
+        .get(format!("{}/api/games/{id}/ws", app.base))
+        .header("origin", "http://elsewhere.example")
+        .header("connection", "upgrade")
+        .header("upgrade", "websocket")
+        .header("sec-websocket-version", "13")
+        .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn an_analysis_while_the_computer_thinks_does_not_stop_its_move() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computer", "level": "expert" }))
+        .await;
+    let id = gid(&g);
+    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    let (s, _) = app
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": "h8", "wait": false }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, a) = app
+        .post(
+            &format!("/api/games/{id}/analysis"),
+            json!({ "time_ms": 100, "multipv": 1 }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{a}");
+    // Only the socket is read (a GET would start a stopped turn again): the move comes.
+    let v = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
+    assert_eq!(v["assisted"], true);
+}
