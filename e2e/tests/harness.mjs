@@ -37,6 +37,11 @@ export async function startServer({ dataDir = mkdtempSync(join(tmpdir(), 'tengen
     url,
     dataDir,
     port: Number(new URL(url).port),
+    // Kills the server with SIGKILL, as a crash would; its data stays for a restart.
+    async kill() {
+      child.kill('SIGKILL');
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)));
+    },
     async stop({ keepData = false } = {}) {
       child.kill('SIGINT');
       await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)));

@@ -46,6 +46,13 @@ test('defect 1: a reload while the master thinks gets its move without any click
     assert.equal(await p.isVisible('#step'), false, 'no button was needed');
   }
   assert.equal(await gameId(), id);
+  // The address a page wrote while the computer thought is a move behind the game: a reload
+  // from it still finds the game, not a copy of the position for two players.
+  await page.evaluate(() => history.replaceState(null, '', location.hash.replace(/,[^,]*$/, '')));
+  assert.match(page.url(), /moves=h8$/);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('#moves li').length === 2 && /^Your move/.test(document.getElementById('status').textContent), null, LONG);
+  assert.equal(await gameId(), id);
   // A move on one tab reaches the other one over the game's WebSocket, with the reply.
   await clickPoint(other, 'a1');
   await page.waitForFunction(() => document.querySelectorAll('#moves li').length === 4, null, LONG);
@@ -177,4 +184,42 @@ test('defect 8: with no game, undo and share do nothing wrong, and a broken addr
   assert.doesNotMatch(await message(fresh), /copied|Copy the link/);
   assert.equal(await fresh.isVisible('#share-link'), false);
   await fresh.close();
+});
+
+test('kill -9 during a game against the computer and a friends\' game: after a restart both come back whole', async () => {
+  let own = await startServer();
+  const tab = watchPage(await browser.context.newPage());
+  tab.on('dialog', (d) => d.accept());
+  try {
+    await tab.goto(own.url + '/');
+    // Between friends: three moves.
+    await newGame(tab, { opponent: 'friend' });
+    for (const [i, m] of ['h8', 'i9', 'j10'].entries()) { await clickPoint(tab, m); await waitPlayed(tab, i + 1); }
+    const friends = JSON.parse(await tab.evaluate(() => localStorage.getItem('tengen.game')));
+    // Against the master: a move it is thinking about when the server dies.
+    await newGame(tab, { opponent: 'computer', level: 'master' });
+    await clickPoint(tab, 'h8');
+    await tab.waitForFunction(() => !document.body.classList.contains('busy')
+      && (/to move \(computer thinking\)/.test(document.getElementById('status').textContent) || document.querySelectorAll('#moves li').length === 2));
+    const { dataDir, port } = own;
+    // While the server is down, the page's socket fails to reconnect.
+    expectProblem(tab, /WebSocket|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE/);
+    await own.kill();
+    own = await startServer({ dataDir, port });
+    // The page reconnects by itself and hears the master's move; a reload shows the same.
+    await tab.waitForFunction(() => document.querySelectorAll('#moves li').length === 2 && /^Your move/.test(document.getElementById('status').textContent), null, LONG);
+    await tab.reload();
+    await tab.waitForFunction(() => document.querySelectorAll('#moves li').length === 2 && /^Your move \(black\)/.test(document.getElementById('status').textContent), null, LONG);
+    // The friends' game is whole too.
+    await tab.evaluate((id) => localStorage.setItem('tengen.game', JSON.stringify(id)), friends);
+    await tab.goto(own.url + '/');
+    await tab.waitForFunction(() => document.querySelectorAll('#moves li').length === 3);
+    assert.deepEqual(await tab.$$eval('#moves li', (l) => l.map((e) => e.textContent)), ['h8', 'i9', 'j10']);
+    assert.equal(await status(tab), 'White to move');
+    await clickPoint(tab, 'a1');
+    await waitPlayed(tab, 4);
+  } finally {
+    await tab.close();
+    await own.stop();
+  }
 });

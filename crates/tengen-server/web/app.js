@@ -826,7 +826,15 @@ async function startLocal() {
   let hash = location.hash;
   try { hash = decodeURIComponent(hash); } catch { /* kept as it is */ }
   const linked = new URLSearchParams(location.hash.slice(1)).has('moves');
-  if (resumed && (!linked || shareHash(resumed) === hash)) { setState(resumed, { quiet: true }); autoplay(); return; }
+  // The address this page wrote for the game may be a move behind it (the computer replied
+  // meanwhile, or another tab played): that is still this game, not a position to copy.
+  const earlier = (r) => {
+    const mine = shareHash({ ...r, moves: [] });
+    if (!hash.startsWith(mine)) return false;
+    const listed = hash.slice(mine.length);
+    return !listed || (r.moves.join(r.width ? ',' : ';') + (r.width ? ',' : ';')).startsWith(listed + (r.width ? ',' : ';'));
+  };
+  if (resumed && (!linked || shareHash(resumed) === hash || earlier(resumed))) { setState(resumed, { quiet: true }); autoplay(); return; }
   if (linked && await fromHash().then(() => !!state, () => false)) return;
   $('new-game-dialog').showModal();
 }
