@@ -671,9 +671,10 @@ async fn record_result(app: &AppState, shared: &Shared) -> Result<(), ApiError> 
 /// The answer after a change: stores a finished game's result, and gives the state with what
 /// the computer just did.
 async fn answer(app: &AppState, shared: &Shared, acts: Acts) -> Result<Reply, ApiError> {
+    // A flag that fell ends the game first, so that its result is stored too.
+    flag(app, &mut *shared.lock().await).await?;
     record_result(app, shared).await?;
     let mut s = shared.lock().await;
-    flag(app, &mut s).await?;
     s.touched = Instant::now();
     Ok(Reply {
         state: s.state(),

@@ -805,3 +805,27 @@ async fn an_analysis_while_the_computer_thinks_does_not_stop_its_move() {
     let v = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
     assert_eq!(v["assisted"], true);
 }
+
+#[tokio::test]
+async fn a_loss_on_time_against_the_computer_is_recorded() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computer", "human": "white", "player": "Tim", "clock": { "kind": "total", "ms": 1000, "increment_ms": 0 } }))
+        .await;
+    let id = gid(&g);
+    // The computer's first stone is not timed; then the human's clock runs out.
+    assert_eq!(g["moves"].as_array().map(Vec::len), Some(1), "{g}");
+    assert_eq!(g["clock"]["running"], "white");
+    let mut v = Value::Null;
+    for _ in 0..600 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        v = app.get(&format!("/api/games/{id}")).await.1;
+        if v["over"] == true {
+            break;
+        }
+    }
+    assert_eq!(v["status"], "Black wins: white ran out of time", "{v}");
+    assert_eq!(v["clock"]["white_ms"], 0);
+    let (_, t) = app.get("/api/results?player=Tim").await;
+    assert_eq!(t["levels"][0]["losses"], 1, "{t}");
+}
