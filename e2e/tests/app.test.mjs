@@ -1,20 +1,22 @@
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startServer, startBrowser, newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
+import { watchPage, assertNoProblems, expectRefusal } from './harness.mjs';
 
 let server, browser, page;
 
 before(async () => {
   server = await startServer();
   browser = await startBrowser();
-  page = await browser.context.newPage();
+  page = watchPage(await browser.context.newPage());
   page.on('dialog', (d) => d.accept());
-  page.on('pageerror', (e) => { throw e; });
   await page.goto(server.url + '/');
 });
+
+afterEach(assertNoProblems);
 
 after(async () => {
   if (browser) await browser.stop();
@@ -128,6 +130,7 @@ test('renju marks black\'s forbidden points', async () => {
   await page.waitForSelector('#board [data-forbidden="j8"]');
   assert.ok(await page.locator('#board .forbidden').count() >= 1);
   // Clicking it is refused with a message, and nothing is played.
+  expectRefusal(page, 422);
   await clickPoint(page, 'j8');
   await page.waitForFunction(() => /forbidden/.test(document.getElementById('message').textContent));
   assert.equal(await playedCount(page), 8);

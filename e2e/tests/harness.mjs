@@ -37,6 +37,11 @@ export async function startServer({ dataDir = mkdtempSync(join(tmpdir(), 'tengen
     url,
     dataDir,
     port: Number(new URL(url).port),
+    // Kills the server with SIGKILL, as a crash would; its data stays for a restart.
+    async kill() {
+      child.kill('SIGKILL');
+      await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)));
+    },
     async stop({ keepData = false } = {}) {
       child.kill('SIGINT');
       await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.on('exit', r)));
@@ -76,6 +81,40 @@ export async function startBrowsers() {
   };
 }
 
+// ---- a page's problems ------------------------------------------------------------------------
+// Every page the tests open is watched: a console error, an uncaught exception, a failed request
+// or an answer of 400 and above fails the test that saw it (`assertNoProblems`, run after each
+// test), unless that test said it expects it (`expectProblem`).
+const watched = new Set();
+
+export function watchPage(page) {
+  const w = { problems: [], allowed: [] };
+  watched.add(w);
+  page.__problems = w;
+  const note = (text) => { if (!w.allowed.some((re) => re.test(text))) w.problems.push(text); };
+  page.on('console', (m) => { if (m.type() === 'error') note(`console error: ${m.text()} (${m.location().url || 'page'})`); });
+  page.on('pageerror', (e) => note(`uncaught exception: ${e.message}`));
+  page.on('requestfailed', (r) => note(`request failed: ${r.method()} ${r.url()}: ${(r.failure() || {}).errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) note(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`); });
+  page.on('close', () => { if (!w.problems.length) watched.delete(w); });
+  return page;
+}
+
+// The current test expects problems matching `re` on `page` (a refused action, a reload that
+// aborts a request, a server that is killed).
+export function expectProblem(page, re) { page.__problems.allowed.push(re); }
+
+// A refused request: its answer (status `code`) and the console error Chromium logs for it.
+export function expectRefusal(page, code) {
+  expectProblem(page, new RegExp(`^HTTP ${code}: |status of ${code}\\b`));
+}
+
+export function assertNoProblems() {
+  const all = [];
+  for (const w of watched) { all.push(...w.problems); w.problems = []; w.allowed = []; }
+  if (all.length) throw new Error(`the page reported ${all.length} problem(s):\n${all.join('\n')}`);
+}
+
 export function screenshotPath(name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return join(SCREENSHOTS, name);
@@ -92,7 +131,7 @@ export async function waitIdle(page) {
   await page.waitForFunction(() => !document.body.classList.contains('busy'));
 }
 
-export async function newGame(page, { opponent = 'friend', level = 'beginner', rule = 'freestyle', size = '15', custom = '', human = 'black', opening = 'free' } = {}) {
+export async function newGame(page, { opponent = 'friend', level = 'beginner', rule = 'freestyle', size = '15', custom = '', human = 'black', opening = 'free', clock = 'none', clockTime = '10' } = {}) {
   const dialog = page.locator('#new-game-dialog');
   if (!(await dialog.evaluate((d) => d.open))) await page.click('#new-game-button');
   await page.check(`input[name=opponent][value=${opponent}]`);
@@ -102,7 +141,8 @@ export async function newGame(page, { opponent = 'friend', level = 'beginner', r
   await page.selectOption('select[name=opening]', opening);
   await page.selectOption('select[name=size]', size);
   if (size === 'custom') await page.fill('input[name=custom]', custom);
-  await page.selectOption('select[name=clock]', 'none');
+  await page.selectOption('select[name=clock]', clock);
+  if (clock !== 'none') await page.fill('input[name=clock_time]', clockTime);
   await page.click('#start');
   await page.waitForFunction(() => !document.getElementById('new-game-dialog').open && document.querySelector('#board .pt'));
   await waitIdle(page);

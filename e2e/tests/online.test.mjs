@@ -1,8 +1,8 @@
 // Online play between people: three separate browser contexts (their own localStorage, like
 // three people): Alice creates a game, Bob joins through the invitation link, Carol watches.
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowsers, clickPoint, screenshotPath } from './harness.mjs';
+import { startServer, startBrowsers, clickPoint, screenshotPath, watchPage, assertNoProblems, expectRefusal, expectProblem } from './harness.mjs';
 
 let server, browsers, alice, bob, carol;
 let firstId = null;
@@ -11,9 +11,8 @@ const WAIT = { timeout: 15000 };
 
 async function openPage() {
   const context = await browsers.newContext();
-  const page = await context.newPage();
+  const page = watchPage(await context.newPage());
   page.on('dialog', (d) => d.accept());
-  page.on('pageerror', (e) => { throw e; });
   return page;
 }
 
@@ -24,6 +23,8 @@ before(async () => {
   bob = await openPage();
   carol = await openPage();
 });
+
+afterEach(assertNoProblems);
 
 after(async () => {
   if (browsers) await browsers.stop();
@@ -98,20 +99,27 @@ test('two people play online through the invitation link while a third watches',
   await waitText(alice, 'seat-second', /Bob/);
   await waitText(bob, 'seat-first', /Alice/);
 
-  // Carol opens the same link: both seats are taken, so she watches.
+  // Carol opens the same link: both seats are taken (her join is refused), so she watches.
+  expectRefusal(carol, 409);
   await carol.goto(invite);
   await waitText(carol, 'online-role', /^Watching$/);
   await waitText(carol, 'online-status', /^Black to move \(Alice\)$/);
   assert.equal(await carol.isVisible('#online-takeback'), false);
   await waitText(alice, 'spectators', /^1 watching$/);
 
-  // The clock of the player to move counts down between frames.
-  await alice.waitForSelector('#seat-first .seat-clock.running', WAIT);
-  const t1 = await alice.textContent('#seat-first .seat-clock');
-  assert.match(t1, /^(9|10):\d\d$/);
-  await alice.waitForFunction((t) => document.querySelector('#seat-first .seat-clock').textContent !== t, t1, WAIT);
+  // No clock runs before the first stone: black's does not start when the opponent joins.
+  assert.equal(await alice.locator('#seat-first .seat-clock.running').count(), 0);
+  assert.equal(await alice.textContent('#seat-first .seat-clock'), '10:00');
+  const before = await alice.evaluate(async (id) => (await (await fetch(`/api/online/${id}`)).json()).running, firstId);
+  assert.equal(before, null);
 
   await play(alice, 'h8', 1);
+  // Then the clock of the player to move counts down between frames.
+  await alice.waitForSelector('#seat-second .seat-clock.running', WAIT);
+  const t1 = await alice.textContent('#seat-second .seat-clock');
+  assert.match(t1, /^(9|10):\d\d$/);
+  await alice.waitForFunction((t) => document.querySelector('#seat-second .seat-clock').textContent !== t, t1, WAIT);
+  assert.equal(await alice.textContent('#seat-first .seat-clock'), '10:05');
   await play(bob, 'h9', 2);
   // Not his turn: Bob's click is refused on the page and nothing is played.
   await clickPoint(bob, 'a1');
@@ -276,6 +284,8 @@ test('after the server restarts, the pages reconnect and the game goes on where 
   // The swap2 game above: four stones, black (Bob) to move.
   await waitStones(alice, 4);
   const { dataDir, port } = server;
+  // While the server is down, the pages' reconnections fail.
+  for (const p of [alice, bob]) expectProblem(p, /WebSocket|ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE/);
   await server.stop({ keepData: true });
   server = null;
   await waitText(alice, 'online-conn', /^Disconnected: reconnecting in \d+ s$/);

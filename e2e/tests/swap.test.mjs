@@ -1,17 +1,19 @@
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startBrowser, newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
+import { watchPage, assertNoProblems, expectRefusal } from './harness.mjs';
 
 let server, browser, page;
 
 before(async () => {
   server = await startServer();
   browser = await startBrowser();
-  page = await browser.context.newPage();
+  page = watchPage(await browser.context.newPage());
   page.on('dialog', (d) => d.accept());
-  page.on('pageerror', (e) => { throw e; });
   await page.goto(server.url + '/');
 });
+
+afterEach(assertNoProblems);
 
 after(async () => {
   if (browser) await browser.stop();

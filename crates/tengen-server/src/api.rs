@@ -1,16 +1,23 @@
-//! The HTTP API: routes, request and response bodies, and the game service behind them.
+//! The HTTP API of games in one browser (against the computer, between friends on one screen,
+//! computer against computer): routes, request and response bodies, and the game service behind
+//! them. Every change is an event stored in SQLite before anyone hears of it (the answer, the
+//! game's WebSockets); a game not in memory is replayed from its events. The computer's turn is
+//! played by a task of its own, whether or not anyone waits for it, its search on the engine
+//! pool's threads.
 
 use std::collections::HashMap;
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::Extension;
 use axum::extract::rejection::{BytesRejection, JsonRejection};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State as AxState};
-use axum::http::{Method, StatusCode, Uri, header};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -20,19 +27,28 @@ use tengen_rules::{
     BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point, Record,
     RecordFormat, Rule, parse_point, point_name,
 };
+use tokio::task::JoinHandle;
 
 use crate::engine_pool::{EnginePool, Priority};
 use crate::error::ApiError;
 use crate::limits::{Client, ClientLimits};
-use crate::session::{ClockSpec, Opponent, Session, Setup, State, parse_color, score_text};
-use crate::store::{ResultRow, Store};
+use crate::session::{
+    ClockSpec, Event, Opponent, Session, Setup, State, StoredSetup, parse_choice, parse_color,
+    score_text,
+};
+use crate::store::{LocalChange, ResultRow, Store};
 
-/// How many games the server keeps; the least recently used goes first.
+/// How many games the server keeps in memory; the least recently used goes first (it stays
+/// stored, and is replayed from the store when asked for again).
 const MAX_GAMES: usize = 500;
 /// The longest analysis or hint a page may ask for.
 const MAX_THINK_MS: u64 = 10_000;
+/// How often a game's WebSocket is pinged.
+const PING_EVERY: Duration = Duration::from_secs(30);
 
-type Shared = Arc<Mutex<Session>>;
+// A game's lock is held across the store's write of each change, so that changes are stored in
+// the order they are made; never across a search.
+type Shared = Arc<tokio::sync::Mutex<Session>>;
 
 /// What every handler shares.
 #[derive(Clone, Debug)]
@@ -64,41 +80,117 @@ impl AppState {
     }
 
     fn games(&self) -> MutexGuard<'_, HashMap<String, Shared>> {
-        // A handler that panicked while holding the map cannot have left it half changed.
+        // The map is changed by single inserts and removes: a poisoned lock left it whole.
         self.games
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn get(&self, id: &str) -> Result<Shared, ApiError> {
-        self.games()
-            .get(id)
-            .cloned()
-            .ok_or_else(|| ApiError::NotFound(id.to_string()))
+    /// The game `id`: in memory, else replayed from the store.
+    async fn get(&self, id: &str) -> Result<Shared, ApiError> {
+        if let Some(s) = self.games().get(id).cloned() {
+            return Ok(s);
+        }
+        // Boxed: loading is rare, and would otherwise enlarge every handler's future.
+        let session = Box::pin(self.load(id)).await?;
+        // Another request may have loaded it meanwhile: keep the first.
+        if let Some(s) = self.games().get(id).cloned() {
+            return Ok(s);
+        }
+        Ok(self.insert(session))
+    }
+
+    /// Replays game `id` from its stored events.
+    async fn load(&self, id: &str) -> Result<Session, ApiError> {
+        let valid = !id.is_empty() && id.len() <= 32 && id.bytes().all(|b| b.is_ascii_hexdigit());
+        if !valid {
+            return Err(ApiError::NotFound(id.to_string()));
+        }
+        let stored = self
+            .store
+            .local_game(id)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
+        let replay = || -> Result<Session, String> {
+            let setup: StoredSetup =
+                serde_json::from_str(&stored.settings).map_err(|e| format!("bad settings: {e}"))?;
+            let (setup, seed) = setup.setup()?;
+            let mut s = Session::new(id.to_string(), setup, seed);
+            let age = crate::online::unix_ms().saturating_sub(stored.created_ms);
+            s.started = Instant::now()
+                .checked_sub(Duration::from_millis(age))
+                .unwrap_or_else(Instant::now);
+            for (i, (text, clocks)) in stored.events.iter().enumerate() {
+                let ev: Event =
+                    serde_json::from_str(text).map_err(|e| format!("event {}: {e}", i + 1))?;
+                s.replay(&ev, *clocks)
+                    .map_err(|e| format!("event {}: {e}", i + 1))?;
+            }
+            Ok(s)
+        };
+        // A bug the stored events run into must not take the server down with it.
+        let replayed = std::panic::catch_unwind(AssertUnwindSafe(replay)).unwrap_or_else(|p| {
+            Err(format!(
+                "replaying it failed inside the server: {}",
+                crate::engine_pool::panic_text(p.as_ref())
+            ))
+        });
+        replayed.map_err(|why| {
+            tracing::warn!(game = %id, %why, "a stored game cannot be replayed");
+            ApiError::Internal(format!(
+                "game {id} cannot be replayed from the store: {why}"
+            ))
+        })
     }
 
     fn insert(&self, session: Session) -> Shared {
         let id = session.id.clone();
-        let shared = Arc::new(Mutex::new(session));
+        let shared = Arc::new(tokio::sync::Mutex::new(session));
         let mut games = self.games();
-        while games.len() >= MAX_GAMES {
+        if games.len() >= MAX_GAMES {
+            // Games in use (locked, the computer thinking, a page listening) stay.
             let oldest = games
                 .iter()
-                .min_by_key(|(_, s)| lock(s).touched)
-                .map(|(k, _)| k.clone());
-            match oldest.and_then(|k| games.remove(&k)) {
-                Some(s) => lock(&s).cancel_search(),
-                None => break,
+                .filter_map(|(k, s)| {
+                    let s = s.try_lock().ok()?;
+                    let idle = !s.driving.load(Ordering::Relaxed) && s.notify.receiver_count() == 0;
+                    idle.then(|| (k.clone(), s.touched))
+                })
+                .min_by_key(|(_, touched)| *touched)
+                .map(|(k, _)| k);
+            if let Some(k) = oldest {
+                games.remove(&k);
             }
         }
         games.insert(id, shared.clone());
         shared
     }
-}
 
-fn lock(s: &Shared) -> MutexGuard<'_, Session> {
-    // Sessions are changed by whole-value assignments after checks: a poisoned one is usable.
-    s.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Resumes the computer's turn in every stored game where it was thinking when the server
+    /// stopped.
+    pub async fn resume(&self) {
+        let ids = match self.store.local_games_waiting().await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot list the games where the computer is to move");
+                return;
+            }
+        };
+        let n = ids.len();
+        for id in ids {
+            match self.get(&id).await {
+                Ok(shared) => {
+                    kick(self, &shared).await;
+                }
+                Err(e) => {
+                    tracing::warn!(game = %id, error = %e, "cannot resume the computer's turn")
+                }
+            }
+        }
+        if n > 0 {
+            tracing::info!(games = n, "the computer's turn resumed");
+        }
+    }
 }
 
 /// The routes.
@@ -107,13 +199,14 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games", post(create))
         .route("/api/games/import", post(import))
         .route("/api/games/{id}", get(get_state).delete(leave))
+        .route("/api/games/{id}/ws", get(websocket))
         .route("/api/games/{id}/leave", post(leave))
         .route("/api/games/{id}/moves", post(play))
         .route("/api/games/{id}/step", post(step))
         .route("/api/games/{id}/choose", post(choose))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/redo", post(redo))
-        .route("/api/games/{id}/goto", post(goto))
+        .route("/api/games/{id}/continue", post(continue_from))
         .route("/api/games/{id}/hint", post(hint))
         .route("/api/games/{id}/analysis", post(analysis))
         .route("/api/games/{id}/resign", post(resign))
@@ -185,6 +278,9 @@ pub struct CreateRequest {
     clock: Option<ClockSpec>,
     forbidden: Option<String>,
     player: Option<String>,
+    /// Whether the answer waits for the computer's reply (default true); the page does not
+    /// wait, it hears the reply over the game's WebSocket.
+    wait: Option<bool>,
 }
 
 impl CreateRequest {
@@ -266,18 +362,199 @@ fn new_id(app: &AppState) -> String {
     format!("{:016x}", app.random())
 }
 
+fn internal<E: std::fmt::Display>(e: E) -> ApiError {
+    ApiError::Internal(format!("the change could not be written: {e}"))
+}
+
+/// Plays `ev` in the game and stores it before anyone hears of it; when storing fails, the
+/// game is put back as it was.
+async fn commit(app: &AppState, s: &mut Session, ev: Event) -> Result<(), ApiError> {
+    let snapshot = s.snapshot();
+    s.apply_live(&ev)?;
+    let stored = match serde_json::to_string(&ev) {
+        Ok(json) => {
+            app.store
+                .add_local_change(&LocalChange {
+                    id: &s.id,
+                    seq: s.seq + 1,
+                    event: &json,
+                    clocks: s.clocks(),
+                    over: s.game.outcome().is_some(),
+                    computer_turn: s.computer_should_act(),
+                })
+                .await
+        }
+        Err(e) => Err(sqlx::Error::Encode(Box::new(e))),
+    };
+    if let Err(e) = stored {
+        s.restore(snapshot);
+        return Err(e.into());
+    }
+    s.seq += 1;
+    if ev == Event::Assisted {
+        // An analysis asked for while the computer thinks must not stop its move.
+        s.noted();
+    } else {
+        s.changed();
+    }
+    Ok(())
+}
+
+/// Ends the game on time if the side to move's flag has fallen; whether it did.
+async fn flag(app: &AppState, s: &mut Session) -> Result<bool, ApiError> {
+    match s.flag_event() {
+        Some(ev) => commit(app, s, ev).await.map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// Stores a new game, with the event that sets up its position if any, and keeps it in memory.
+async fn start(app: &AppState, mut s: Session, first: Option<Event>) -> Result<Shared, ApiError> {
+    let settings = serde_json::to_string(&StoredSetup::of(&s)).map_err(internal)?;
+    match first {
+        Some(ev) => {
+            s.apply_live(&ev)?;
+            let json = serde_json::to_string(&ev).map_err(internal)?;
+            s.seq = 1;
+            let change = LocalChange {
+                id: &s.id,
+                seq: 1,
+                event: &json,
+                clocks: s.clocks(),
+                over: s.game.outcome().is_some(),
+                computer_turn: s.computer_should_act(),
+            };
+            app.store
+                .add_local_game(&s.id, &settings, Some(change))
+                .await?;
+        }
+        None => app.store.add_local_game(&s.id, &settings, None).await?,
+    }
+    Ok(app.insert(s))
+}
+
+/// What the computer did in one turn (several actions in a swap opening).
+#[derive(Debug, Default)]
+struct Acts {
+    computer_move: Option<String>,
+    computer_choices: Vec<&'static str>,
+}
+
+impl Acts {
+    fn add(&mut self, act: Act) {
+        match act {
+            Act::Move(m) => self.computer_move = Some(m),
+            Act::Choice(c) => self.computer_choices.push(c),
+        }
+    }
+}
+
+/// Clears a game's "computer thinking" mark if its task fails inside the server (panics);
+/// otherwise the task clears it itself, under the game's lock.
+struct Driving(Option<Arc<AtomicBool>>);
+
+impl Driving {
+    /// The task clears the mark itself.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Driving {
+    fn drop(&mut self) {
+        if let Some(flag) = self.0.take() {
+            flag.store(false, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Starts the computer's turn in a task of its own when it is the computer's to play and no
+/// task plays it yet, so it is played whether or not the page that asked stays.
+async fn kick(app: &AppState, shared: &Shared) -> Option<JoinHandle<Result<Acts, ApiError>>> {
+    let s = shared.lock().await;
+    if !s.computer_should_act() || s.driving.swap(true, Ordering::Relaxed) {
+        return None;
+    }
+    let mut driving = Driving(Some(s.driving.clone()));
+    let id = s.id.clone();
+    drop(s);
+    let (app, shared) = (app.clone(), shared.clone());
+    Some(tokio::spawn(async move {
+        let mut first = None;
+        for round in 0.. {
+            let r = drive(&app, &shared).await;
+            match &r {
+                // Superseded: the game changed or was left while the computer thought.
+                Err(ApiError::Conflict(why)) => {
+                    tracing::debug!(game = %id, %why, "computer's turn stopped");
+                }
+                Err(e) => tracing::warn!(game = %id, error = %e, "the computer's turn failed"),
+                Ok(_) => {}
+            }
+            let goes_on = matches!(r, Ok(_) | Err(ApiError::Conflict(_)));
+            first.get_or_insert(r);
+            // The mark is cleared under the game's lock, after a last look: a change made while
+            // this turn was ending (an undo and a new move) found the mark still set and
+            // started nothing, so its turn is played here. A bounded number of rounds, so a
+            // game that keeps failing does not spin.
+            let s = shared.lock().await;
+            if !(goes_on && round < 64 && s.computer_should_act()) {
+                driving.disarm();
+                s.driving.store(false, Ordering::Relaxed);
+                break;
+            }
+        }
+        first.unwrap_or_else(|| Ok(Acts::default()))
+    }))
+}
+
+/// Plays the computer's turn: a move, or in a swap opening the run of stones and decisions up
+/// to the human's turn.
+async fn drive(app: &AppState, shared: &Shared) -> Result<Acts, ApiError> {
+    let mut acts = Acts::default();
+    for _ in 0..8 {
+        if !shared.lock().await.computer_should_act() {
+            break;
+        }
+        acts.add(computer_act(app, shared).await?);
+    }
+    record_result(app, shared).await?;
+    Ok(acts)
+}
+
+/// Starts the computer's turn if it is due; with `wait`, waits for it (it goes on if the
+/// waiting request goes away).
+async fn computer_turn(app: &AppState, shared: &Shared, wait: bool) -> Result<Acts, ApiError> {
+    let Some(task) = kick(app, shared).await else {
+        return Ok(Acts::default());
+    };
+    if !wait {
+        return Ok(Acts::default());
+    }
+    match task.await {
+        Ok(Ok(acts)) => Ok(acts),
+        // The game changed meanwhile: the answer shows it as it is.
+        Ok(Err(ApiError::Conflict(_))) => Ok(Acts::default()),
+        Ok(Err(e)) => Err(e),
+        Err(e) => Err(ApiError::Internal(format!(
+            "the computer's turn failed inside the server: {e}"
+        ))),
+    }
+}
+
 async fn create(
     AxState(app): AxState<AppState>,
     Client(client): Client,
     Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<(StatusCode, Reply), ApiError> {
-    let setup = ApiError::json_body(req)?.setup()?;
+    let req = ApiError::json_body(req)?;
+    let setup = req.setup()?;
     limits.games.take(client, 1)?;
     let seed = app.random();
-    let shared = app.insert(Session::new(new_id(&app), setup, seed));
-    let reply = after_change(&app, &shared, true).await?;
-    Ok((StatusCode::CREATED, reply))
+    let shared = start(&app, Session::new(new_id(&app), setup, seed), None).await?;
+    let acts = computer_turn(&app, &shared, req.wait.unwrap_or(true)).await?;
+    Ok((StatusCode::CREATED, answer(&app, &shared, acts).await?))
 }
 
 /// A record to play on from.
@@ -314,7 +591,6 @@ async fn import(
     if req.text.len() > 1_000_000 {
         return Err(ApiError::BadRequest("record too long".into()));
     }
-    limits.games.take(client, 1)?;
     let mut setup = req.game.setup()?;
     let format = match req.format.as_deref() {
         Some(f) => parse_format(f)?,
@@ -332,102 +608,96 @@ async fn import(
     let game = record
         .replay(setup.rule, ForbiddenPolicy::Lose)
         .map_err(|e| ApiError::BadRequest(format!("the record holds an illegal move: {e}")))?;
-    let mut session = Session::new(new_id(&app), setup, app.random());
-    session.game = game;
-    session.game.set_forbidden_policy(session.setup.policy);
+    let mut reading = Session::new(String::new(), setup.clone(), 0);
+    reading.game = game;
     if let Some(at) = req.at {
-        session.goto(at)?;
+        reading.rewind(at)?;
     }
-    let shared = app.insert(session);
+    let first = Session::position_event(&reading.game, &reading.redo);
+    limits.games.take(client, 1)?;
+    let session = Session::new(new_id(&app), setup, app.random());
     // An imported position is looked at first: the computer waits for `step`.
-    let reply = after_change(&app, &shared, false).await?;
-    Ok((StatusCode::CREATED, reply))
+    let shared = start(&app, session, Some(first)).await?;
+    Ok((
+        StatusCode::CREATED,
+        answer(&app, &shared, Acts::default()).await?,
+    ))
 }
 
 /// Stores the result of a finished game against the computer, once.
 async fn record_result(app: &AppState, shared: &Shared) -> Result<(), ApiError> {
-    let row = {
-        let mut s = lock(shared);
-        let Some(outcome) = s.game.outcome().cloned() else {
-            return Ok(());
-        };
-        if s.recorded || s.setup.opponent != Opponent::Computer {
-            return Ok(());
-        }
-        s.recorded = true;
-        let human = s.human_color();
-        let size = s.game.board().size();
-        ResultRow {
-            game_id: s.id.clone(),
-            player: s.setup.player.clone(),
-            level: s.setup.level.name().into(),
-            rule: s.game.rule().name().into(),
-            size: match (size.width(), size.height()) {
-                (Some(w), Some(h)) => format!("{w}x{h}"),
-                _ => "unbounded".into(),
-            },
-            human_color: human.name().into(),
-            outcome: match outcome.winner {
-                Some(c) if c == human => "win",
-                Some(_) => "loss",
-                None => "draw",
-            }
-            .into(),
-            reason: outcome.reason.key().into(),
-            human_moves: s
-                .game
-                .moves()
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| Color::of_ply(*i) == human)
-                .count() as i64,
-            duration_ms: s.duration().as_millis() as i64,
-            assisted: s.assisted,
-        }
+    let mut s = shared.lock().await;
+    let Some(outcome) = s.game.outcome().cloned() else {
+        return Ok(());
     };
+    if s.recorded || s.setup.opponent != Opponent::Computer {
+        return Ok(());
+    }
+    let human = s.human_color();
+    let size = s.game.board().size();
+    let row = ResultRow {
+        game_id: s.id.clone(),
+        player: s.setup.player.clone(),
+        level: s.setup.level.name().into(),
+        rule: s.game.rule().name().into(),
+        size: match (size.width(), size.height()) {
+            (Some(w), Some(h)) => format!("{w}x{h}"),
+            _ => "unbounded".into(),
+        },
+        human_color: human.name().into(),
+        outcome: match outcome.winner {
+            Some(c) if c == human => "win",
+            Some(_) => "loss",
+            None => "draw",
+        }
+        .into(),
+        reason: outcome.reason.key().into(),
+        human_moves: s
+            .game
+            .moves()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Color::of_ply(*i) == human)
+            .count() as i64,
+        duration_ms: s.duration().as_millis() as i64,
+        assisted: s.assisted,
+    };
+    // A second row for the same game (after a restart) is ignored by the store.
     app.store.add_result(&row).await?;
+    s.recorded = true;
     Ok(())
 }
 
-/// After a change: lets the computer reply when it is its turn (and `reply` is asked for), stores
-/// a finished game's result, and answers with the state.
-async fn after_change(app: &AppState, shared: &Shared, reply: bool) -> Result<Reply, ApiError> {
-    let mut computer_move = None;
-    let mut computer_choices = Vec::new();
-    let vs_computer = lock(shared).setup.opponent == Opponent::Computer;
-    // The computer may act several times in a row during a swap opening (three stones, or a
-    // decision and then a stone).
-    let mut acts = 0;
-    while reply && vs_computer && acts < 8 && {
-        let mut s = lock(shared);
-        s.check_flag();
-        s.computer_to_move()
-    } {
-        match computer_act(app, shared).await? {
-            Act::Move(m) => computer_move = Some(m),
-            Act::Choice(c) => computer_choices.push(c),
-        }
-        acts += 1;
-    }
+/// The answer after a change: stores a finished game's result, and gives the state with what
+/// the computer just did.
+async fn answer(app: &AppState, shared: &Shared, acts: Acts) -> Result<Reply, ApiError> {
+    // A flag that fell ends the game first, so that its result is stored too.
+    flag(app, &mut *shared.lock().await).await?;
     record_result(app, shared).await?;
-    let state = {
-        let mut s = lock(shared);
-        s.check_flag();
-        s.touched = Instant::now();
-        s.state()
-    };
+    let mut s = shared.lock().await;
+    s.touched = Instant::now();
     Ok(Reply {
-        state,
-        computer_move,
-        computer_choices,
+        state: s.state(),
+        computer_move: acts.computer_move,
+        computer_choices: acts.computer_choices,
     })
 }
 
-/// Starts a search for `shared`'s game, stopping any search running for it.
+/// Starts a search for the computer's move in `s`'s game, stopping any search running for it.
 fn start_search(s: &mut Session) -> Arc<AtomicBool> {
     s.cancel_search();
     let stop = Arc::new(AtomicBool::new(false));
     s.search = Some(stop.clone());
+    stop
+}
+
+/// Starts a hint's or analysis's search, stopping an earlier one (not the computer's move).
+fn start_analysis(s: &mut Session) -> Arc<AtomicBool> {
+    if let Some(old) = s.analysis.take() {
+        old.store(true, Ordering::Relaxed);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    s.analysis = Some(stop.clone());
     stop
 }
 
@@ -572,8 +842,8 @@ fn opening_decision(
 /// The computer acts once in `shared`'s game: a stone or, in a swap opening, a decision.
 async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> {
     let (game, level, tc, seed, version, stop) = {
-        let mut s = lock(shared);
-        s.check_flag();
+        let mut s = shared.lock().await;
+        flag(app, &mut s).await?;
         if !s.computer_to_move() {
             return Err(ApiError::Conflict("it is not the computer's turn".into()));
         }
@@ -595,7 +865,7 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
                 .unwrap_or_else(|| Decision::Stone(engine.play(&game, level, &tc, seed, stop)))
         })
         .await?;
-    let mut s = lock(shared);
+    let mut s = shared.lock().await;
     if s.version != version {
         return Err(ApiError::Conflict(
             "the position changed while the computer was thinking".into(),
@@ -608,16 +878,24 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
         ));
     }
     s.search = None;
+    if flag(app, &mut s).await? {
+        return Err(ApiError::Conflict("the computer lost on time".into()));
+    }
     match decision {
         Decision::Choose(c) => {
-            s.choose(c)?;
-            s.clear_redo();
+            commit(
+                app,
+                &mut s,
+                Event::Choose {
+                    choice: c.name().into(),
+                },
+            )
+            .await?;
             Ok(Act::Choice(c.name()))
         }
         Decision::Stone(mv) => {
             let mv = mv.ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
-            s.play(mv)?;
-            s.clear_redo();
+            commit(app, &mut s, Event::Move { at: [mv.x, mv.y] }).await?;
             Ok(Act::Move(point_name(size, mv)))
         }
     }
@@ -627,8 +905,10 @@ async fn get_state(
     AxState(app): AxState<AppState>,
     Path(id): Path<String>,
 ) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
-    after_change(&app, &shared, false).await
+    let shared = app.get(&id).await?;
+    // A turn the computer should be thinking about (after a restart, or one that failed) starts.
+    kick(&app, &shared).await;
+    answer(&app, &shared, Acts::default()).await
 }
 
 async fn leave(
@@ -639,8 +919,83 @@ async fn leave(
         .games()
         .remove(&id)
         .ok_or_else(|| ApiError::NotFound(id.clone()))?;
-    lock(&shared).cancel_search();
+    shared.lock().await.cancel_search();
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A frame of a game's WebSocket: the state after each stored change.
+#[derive(Serialize)]
+struct Push<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    state: &'a State,
+}
+
+async fn websocket(
+    ws: WebSocketUpgrade,
+    AxState(app): AxState<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if !crate::online::same_origin(&headers) {
+        return Err(ApiError::Forbidden(
+            "this game's WebSocket is open to this server's own page only".into(),
+        ));
+    }
+    // An unknown game is a 404 before the upgrade, not a socket that closes at once.
+    let shared = app.get(&id).await?;
+    let changes = shared.lock().await.notify.subscribe();
+    Ok(ws
+        .max_message_size(1024)
+        .max_frame_size(1024)
+        .on_upgrade(move |socket| push(socket, app, shared, changes)))
+}
+
+/// Sends the game's state now and after every stored change, until the page goes.
+async fn push(
+    mut socket: WebSocket,
+    app: AppState,
+    shared: Shared,
+    mut changes: tokio::sync::watch::Receiver<u64>,
+) {
+    let mut ping = tokio::time::interval(PING_EVERY);
+    loop {
+        let text = {
+            let mut s = shared.lock().await;
+            // A flag that fell is a change too; if storing it fails, the state says so later.
+            let _ = flag(&app, &mut s).await;
+            changes.mark_unchanged();
+            serde_json::to_string(&Push {
+                kind: "state",
+                state: &s.state(),
+            })
+            .unwrap_or_default()
+        };
+        if socket.send(Message::text(text)).await.is_err() {
+            return;
+        }
+        loop {
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    break;
+                }
+                msg = socket.recv() => match msg {
+                    // The page sends nothing but pongs; anything else is ignored.
+                    Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                    Some(Ok(_)) => {}
+                },
+                _ = ping.tick() => {
+                    if socket.send(Message::Ping(Vec::new().into())).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A move.
@@ -650,6 +1005,8 @@ struct MoveRequest {
     /// `h8`, or `x,y` (0-based, y from the top; the only form on the unbounded board).
     #[serde(rename = "move")]
     point: String,
+    /// Whether the answer waits for the computer's reply (default true).
+    wait: Option<bool>,
 }
 
 async fn play(
@@ -657,14 +1014,18 @@ async fn play(
     Path(id): Path<String>,
     req: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
+    let shared = app.get(&id).await?;
     let req = ApiError::json_body(req)?;
     crate::fault::check(&req.point);
     {
-        let mut s = lock(&shared);
+        let mut s = shared.lock().await;
         let size = s.game.board().size();
         let p: Point = parse_point(size, &req.point).map_err(bad)?;
-        s.check_flag();
+        if flag(&app, &mut s).await? {
+            // The flag fell before the move arrived: the answer shows the game lost on time.
+            drop(s);
+            return answer(&app, &shared, Acts::default()).await;
+        }
         if s.game.outcome().is_some() {
             return Err(ApiError::Conflict("the game is over".into()));
         }
@@ -676,21 +1037,28 @@ async fn play(
                 "a swap decision is pending: choose a colour first".into(),
             ));
         }
-        s.play(p)?;
-        s.clear_redo();
+        commit(&app, &mut s, Event::Move { at: [p.x, p.y] }).await?;
     }
-    after_change(&app, &shared, true).await
+    let acts = computer_turn(&app, &shared, req.wait.unwrap_or(true)).await?;
+    answer(&app, &shared, acts).await
 }
 
 async fn step(AxState(app): AxState<AppState>, Path(id): Path<String>) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
-    let act = computer_act(&app, &shared).await?;
-    let mut reply = after_change(&app, &shared, false).await?;
-    match act {
-        Act::Move(mv) => reply.computer_move = Some(mv),
-        Act::Choice(c) => reply.computer_choices.push(c),
+    let shared = app.get(&id).await?;
+    if shared.lock().await.driving.load(Ordering::Relaxed) {
+        return Err(ApiError::Conflict(
+            "the computer is thinking already".into(),
+        ));
     }
-    Ok(reply)
+    let mut acts = Acts::default();
+    acts.add(computer_act(&app, &shared).await?);
+    // Against the computer, the rest of its turn (a swap opening's run) follows.
+    let more = computer_turn(&app, &shared, true).await?;
+    if let Some(m) = more.computer_move {
+        acts.computer_move = Some(m);
+    }
+    acts.computer_choices.extend(more.computer_choices);
+    answer(&app, &shared, acts).await
 }
 
 /// A swap decision.
@@ -699,6 +1067,8 @@ async fn step(AxState(app): AxState<AppState>, Path(id): Path<String>) -> Result
 struct ChooseRequest {
     /// `black`, `white` or `place_two`.
     choice: String,
+    /// Whether the answer waits for the computer's reply (default true).
+    wait: Option<bool>,
 }
 
 async fn choose(
@@ -706,21 +1076,12 @@ async fn choose(
     Path(id): Path<String>,
     req: Result<Json<ChooseRequest>, JsonRejection>,
 ) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
+    let shared = app.get(&id).await?;
     let req = ApiError::json_body(req)?;
-    let choice = match req.choice.trim().to_ascii_lowercase().as_str() {
-        "black" => Choice::Black,
-        "white" => Choice::White,
-        "place_two" => Choice::PlaceTwo,
-        other => {
-            return Err(ApiError::BadRequest(format!(
-                "unknown choice {other:?} (black, white or place_two)"
-            )));
-        }
-    };
+    let choice: Choice = parse_choice(&req.choice)?;
     {
-        let mut s = lock(&shared);
-        s.check_flag();
+        let mut s = shared.lock().await;
+        flag(&app, &mut s).await?;
         if s.game.outcome().is_some() {
             return Err(ApiError::Conflict("the game is over".into()));
         }
@@ -734,41 +1095,73 @@ async fn choose(
                 "the computer takes this decision, not you".into(),
             ));
         }
-        s.choose(choice)?;
-        s.clear_redo();
+        commit(
+            &app,
+            &mut s,
+            Event::Choose {
+                choice: choice.name().into(),
+            },
+        )
+        .await?;
     }
-    after_change(&app, &shared, true).await
+    let acts = computer_turn(&app, &shared, req.wait.unwrap_or(true)).await?;
+    answer(&app, &shared, acts).await
+}
+
+/// Stores `ev` (undo, redo) after checking the clock, and answers with the state.
+async fn change(app: &AppState, shared: &Shared, ev: Event) -> Result<Reply, ApiError> {
+    {
+        let mut s = shared.lock().await;
+        if !flag(app, &mut s).await? {
+            commit(app, &mut s, ev).await?;
+        }
+    }
+    // Redo can stop where the computer is to move: it plays on.
+    computer_turn(app, shared, false).await?;
+    answer(app, shared, Acts::default()).await
 }
 
 async fn undo(AxState(app): AxState<AppState>, Path(id): Path<String>) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
-    lock(&shared).undo()?;
-    after_change(&app, &shared, false).await
+    let shared = app.get(&id).await?;
+    change(&app, &shared, Event::Undo).await
 }
 
 async fn redo(AxState(app): AxState<AppState>, Path(id): Path<String>) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
-    lock(&shared).redo()?;
-    after_change(&app, &shared, false).await
+    let shared = app.get(&id).await?;
+    change(&app, &shared, Event::Redo).await
 }
 
-/// Where to go in the game's moves.
+/// Where to start a new game from.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct GotoRequest {
-    /// The number of moves to have on the board.
+struct ContinueRequest {
+    /// The number of moves of the game (played and taken back) to keep.
     ply: usize,
 }
 
-async fn goto(
+/// A new game with the same settings from the position after `ply` moves of this one; this
+/// game is not changed.
+async fn continue_from(
     AxState(app): AxState<AppState>,
     Path(id): Path<String>,
-    req: Result<Json<GotoRequest>, JsonRejection>,
-) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
+    Client(client): Client,
+    Extension(limits): Extension<Arc<ClientLimits>>,
+    req: Result<Json<ContinueRequest>, JsonRejection>,
+) -> Result<(StatusCode, Reply), ApiError> {
+    let shared = app.get(&id).await?;
     let req = ApiError::json_body(req)?;
-    lock(&shared).goto(req.ply)?;
-    after_change(&app, &shared, false).await
+    let (first, setup) = {
+        let s = shared.lock().await;
+        (s.continue_event(req.ply)?, s.setup.clone())
+    };
+    limits.games.take(client, 1)?;
+    let session = Session::new(new_id(&app), setup, app.random());
+    // Like an import, the position is looked at first: the computer waits for `step`.
+    let new = start(&app, session, Some(first)).await?;
+    Ok((
+        StatusCode::CREATED,
+        answer(&app, &new, Acts::default()).await?,
+    ))
 }
 
 /// How long and how wide to think.
@@ -842,11 +1235,11 @@ async fn think(
     // The time asked for is charged up front: a search is stopped early only by a newer one.
     limits.analysis_ms.take(client, time)?;
     let (game, stop) = {
-        let mut s = lock(shared);
+        let mut s = shared.lock().await;
         if s.game.outcome().is_some() {
             return Err(ApiError::Conflict("the game is over".into()));
         }
-        let stop = start_search(&mut s);
+        let stop = start_analysis(&mut s);
         (s.game.clone(), stop)
     };
     let size = game.board().size();
@@ -914,9 +1307,9 @@ async fn hint(
     Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let shared = app.get(&id)?;
+    let shared = app.get(&id).await?;
     let req: ThinkRequest = optional_body(req)?;
-    if lock(&shared).computer_to_move() {
+    if shared.lock().await.computer_to_move() {
         return Err(ApiError::Conflict("it is the computer's turn".into()));
     }
     let a = think(&app, &shared, client, &limits, req, 1_000, 1).await?;
@@ -924,13 +1317,29 @@ async fn hint(
         .lines
         .first()
         .ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
-    lock(&shared).assisted = true;
+    mark_assisted(&app, &shared, false).await?;
     Ok(Json(serde_json::json!({
         "move": best.moves.first(),
         "point": best.points.first(),
         "score": best.score,
         "line": best.moves,
     })))
+}
+
+/// Stores that the human was helped (a hint, or an analysis against the computer during the
+/// game): such wins stay off the hero board.
+async fn mark_assisted(
+    app: &AppState,
+    shared: &Shared,
+    only_vs_computer: bool,
+) -> Result<(), ApiError> {
+    let mut s = shared.lock().await;
+    let applies =
+        !only_vs_computer || (s.setup.opponent == Opponent::Computer && s.game.outcome().is_none());
+    if applies && !s.assisted {
+        commit(app, &mut s, Event::Assisted).await?;
+    }
+    Ok(())
 }
 
 async fn analysis(
@@ -940,14 +1349,9 @@ async fn analysis(
     Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<Analysis>, ApiError> {
-    let shared = app.get(&id)?;
+    let shared = app.get(&id).await?;
     let req: ThinkRequest = optional_body(req)?;
-    {
-        let mut s = lock(&shared);
-        if s.setup.opponent == Opponent::Computer && s.game.outcome().is_none() {
-            s.assisted = true;
-        }
-    }
+    mark_assisted(&app, &shared, true).await?;
     Ok(Json(
         think(&app, &shared, client, &limits, req, 1_500, 3).await?,
     ))
@@ -966,30 +1370,35 @@ async fn resign(
     Path(id): Path<String>,
     req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Reply, ApiError> {
-    let shared = app.get(&id)?;
+    let shared = app.get(&id).await?;
     let req: ResignRequest = optional_body(req)?;
     {
-        let mut s = lock(&shared);
-        let color = match req.color.as_deref() {
-            Some(c) => parse_color(c)?,
-            None if s.setup.opponent == Opponent::Computer => s.human_color(),
-            None => s
-                .game
-                .to_move()
-                .ok_or_else(|| ApiError::Conflict("the game is over".into()))?,
-        };
-        if s.setup.opponent == Opponent::Computer && color != s.human_color() {
-            return Err(ApiError::Conflict(
-                "only you can resign for yourself".into(),
-            ));
+        let mut s = shared.lock().await;
+        if !flag(&app, &mut s).await? {
+            let color = match req.color.as_deref() {
+                Some(c) => parse_color(c)?,
+                None if s.setup.opponent == Opponent::Computer => s.human_color(),
+                None => s
+                    .game
+                    .to_move()
+                    .ok_or_else(|| ApiError::Conflict("the game is over".into()))?,
+            };
+            if s.setup.opponent == Opponent::Computer && color != s.human_color() {
+                return Err(ApiError::Conflict(
+                    "only you can resign for yourself".into(),
+                ));
+            }
+            commit(
+                &app,
+                &mut s,
+                Event::Resign {
+                    color: color.name().into(),
+                },
+            )
+            .await?;
         }
-        s.cancel_search();
-        s.game
-            .resign(color)
-            .map_err(|e| ApiError::Conflict(e.to_string()))?;
-        s.version += 1;
     }
-    after_change(&app, &shared, false).await
+    answer(&app, &shared, Acts::default()).await
 }
 
 /// A draw offer.
@@ -1007,10 +1416,11 @@ async fn draw(
     Extension(limits): Extension<Arc<ClientLimits>>,
     req: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let shared = app.get(&id)?;
+    let shared = app.get(&id).await?;
     let req: DrawRequest = optional_body(req)?;
     let (opponent, human, over) = {
-        let s = lock(&shared);
+        let mut s = shared.lock().await;
+        flag(&app, &mut s).await?;
         (
             s.setup.opponent,
             s.human_color(),
@@ -1067,14 +1477,10 @@ async fn draw(
         }
     };
     if accepted {
-        let mut s = lock(&shared);
-        s.cancel_search();
-        s.game
-            .agree_draw()
-            .map_err(|e| ApiError::Conflict(e.to_string()))?;
-        s.version += 1;
+        let mut s = shared.lock().await;
+        commit(&app, &mut s, Event::Draw).await?;
     }
-    let reply = after_change(&app, &shared, false).await?;
+    let reply = answer(&app, &shared, Acts::default()).await?;
     Ok(Json(serde_json::json!({
         "accepted": accepted,
         "message": reason,
@@ -1094,11 +1500,11 @@ async fn record(
     Path(id): Path<String>,
     Query(q): Query<RecordQuery>,
 ) -> Result<Response, ApiError> {
-    let shared = app.get(&id)?;
+    let shared = app.get(&id).await?;
     let ext = q.format.as_deref().unwrap_or("txt");
     let format = parse_format(ext)?;
     let text = {
-        let s = lock(&shared);
+        let s = shared.lock().await;
         let mut r = Record::from_game(&s.game);
         let computer = format!("Tengen ({})", s.setup.level.name());
         let name = |c: Color| match s.setup.opponent {

@@ -1,5 +1,5 @@
 //! Tengen's web app: an HTTP JSON API over the rules and the engine, the page that uses it
-//! (embedded), and a SQLite store of results. Engine searches run on blocking threads, a bounded
+//! (embedded), and a SQLite store of every game and of results. Engine searches run on blocking threads, a bounded
 //! number at once, and stop when their game is left or a newer request supersedes them.
 //!
 //! The API is described in `docs/api.md` at the root of the repository.
@@ -214,8 +214,14 @@ impl Server {
             config.games_per_minute,
             config.analysis_secs_per_minute,
         ));
+        let app = api::AppState::new(store, pool);
+        // Games where the computer was thinking when the server stopped: it thinks again.
+        tokio::spawn({
+            let app = app.clone();
+            async move { app.resume().await }
+        });
         let router = layered(
-            online::router(online).merge(api::router(api::AppState::new(store, pool))),
+            online::router(online).merge(api::router(app)),
             config,
             limits,
         );

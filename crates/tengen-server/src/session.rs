@@ -51,7 +51,8 @@ pub enum ClockSpec {
 #[derive(Clone, Debug)]
 struct Clock {
     spec: ClockSpec,
-    // Time left for black and white (total clocks only).
+    // Time left for black and white when their turn starts: a total clock's reading, or a
+    // per-move clock's full time (zero for a side whose flag fell).
     left: [u64; 2],
     turn_started: Instant,
 }
@@ -67,7 +68,7 @@ impl Clock {
     fn new(spec: ClockSpec) -> Option<Clock> {
         let left = match spec {
             ClockSpec::None => return None,
-            ClockSpec::PerMove { .. } => [0, 0],
+            ClockSpec::PerMove { ms } => [ms, ms],
             ClockSpec::Total { ms, .. } => [ms, ms],
         };
         Some(Clock {
@@ -77,47 +78,39 @@ impl Clock {
         })
     }
 
-    /// Time left for `c` now, when `c` is to move.
+    fn used(&self) -> u64 {
+        u64::try_from(self.turn_started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Time left for `c` now; `running` when its clock runs.
     fn remaining(&self, c: Color, running: bool) -> u64 {
-        let used = if running {
-            self.turn_started.elapsed().as_millis() as u64
-        } else {
-            0
-        };
-        match self.spec {
-            ClockSpec::None => u64::MAX,
-            ClockSpec::PerMove { ms } => {
-                if running {
-                    ms.saturating_sub(used)
-                } else {
-                    ms
-                }
-            }
-            ClockSpec::Total { .. } => self.left[idx(c)].saturating_sub(used),
-        }
+        let used = if running { self.used() } else { 0 };
+        self.left[idx(c)].saturating_sub(used)
     }
 
-    /// Charges the move just made by `c`; false when its flag fell.
-    fn charge(&mut self, c: Color) -> bool {
-        let used = self.turn_started.elapsed().as_millis() as u64;
+    /// Charges a move or decision just made by `c` (its clock ran when `running`), and starts
+    /// the next turn.
+    fn charge(&mut self, c: Color, running: bool) {
+        let used = if running { self.used() } else { 0 };
         self.turn_started = Instant::now();
-        match self.spec {
-            ClockSpec::None => true,
-            ClockSpec::PerMove { ms } => used <= ms,
-            ClockSpec::Total { increment_ms, .. } => {
-                let left = &mut self.left[idx(c)];
-                if used > *left {
-                    *left = 0;
-                    false
-                } else {
-                    *left = *left - used + increment_ms;
-                    true
-                }
-            }
+        if let ClockSpec::Total { increment_ms, .. } = self.spec {
+            let left = &mut self.left[idx(c)];
+            *left = left.saturating_sub(used).saturating_add(increment_ms);
         }
     }
 
-    fn time_control(&self, c: Color) -> TimeControl {
+    /// Stops the clocks at the end of a game: `c`'s time used in this turn is charged without
+    /// an increment, and a fallen flag reads zero.
+    fn stop(&mut self, c: Color, running: bool, flag_fell: bool) {
+        if flag_fell {
+            self.left[idx(c)] = 0;
+        } else if let (ClockSpec::Total { .. }, true) = (self.spec, running) {
+            self.left[idx(c)] = self.remaining(c, true);
+        }
+        self.turn_started = Instant::now();
+    }
+
+    fn time_control(&self, c: Color, running: bool) -> TimeControl {
         match self.spec {
             ClockSpec::None => TimeControl::default(),
             ClockSpec::PerMove { ms } => TimeControl {
@@ -127,7 +120,7 @@ impl Clock {
             },
             ClockSpec::Total { increment_ms, .. } => TimeControl {
                 per_move: None,
-                left: Some(self.remaining(c, true)),
+                left: Some(self.remaining(c, running)),
                 increment: increment_ms,
             },
         }
@@ -170,8 +163,11 @@ pub struct Session {
     pub redo: Vec<Redo>,
     /// Changes on every change to the game, so a search on an older position is not applied.
     pub version: u64,
-    /// The running search's stop flag.
+    /// The computer's running search's stop flag.
     pub search: Option<Arc<AtomicBool>>,
+    /// The running hint's or analysis's stop flag (apart from the computer's move, which a
+    /// look at the position must not stop).
+    pub analysis: Option<Arc<AtomicBool>>,
     /// Whether the human took back moves or asked for hints (such wins stay off the hero board).
     pub assisted: bool,
     /// Whether the result has been stored.
@@ -180,8 +176,171 @@ pub struct Session {
     pub started: Instant,
     /// When the session was last used.
     pub touched: Instant,
+    /// Events stored so far.
+    pub seq: u64,
+    /// The computer waits for `step` (an imported or continued position is looked at first).
+    pub held: bool,
+    /// Set while a task plays the computer's turn.
+    pub driving: Arc<AtomicBool>,
+    /// Tells the game's WebSockets of each stored change.
+    pub notify: tokio::sync::watch::Sender<u64>,
     clock: Option<Clock>,
     seed: u64,
+}
+
+/// A game's changeable part, kept while a change is being stored.
+#[derive(Debug)]
+pub struct Snapshot {
+    game: Game,
+    redo: Vec<Redo>,
+    assisted: bool,
+    held: bool,
+    clock: Option<Clock>,
+}
+
+/// One stored change to a game: the event log replays into the game exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A position to start from (an imported record or a game continued from a move): its
+    /// actions, and the actions that redo would play again (the next last).
+    Position {
+        /// The actions, in order.
+        actions: Vec<StoredAction>,
+        /// Actions taken back.
+        redo: Vec<StoredAction>,
+    },
+    /// A stone, by whoever is to move.
+    Move {
+        /// `[x, y]`.
+        at: [i32; 2],
+    },
+    /// A swap decision.
+    Choose {
+        /// `black`, `white` or `place_two`.
+        choice: String,
+    },
+    /// Undo (against the computer: back to the human's last action).
+    Undo,
+    /// Redo (against the computer: up to the human's next turn).
+    Redo,
+    /// A colour resigned.
+    Resign {
+        /// `black` or `white`.
+        color: String,
+    },
+    /// A draw by agreement.
+    Draw,
+    /// A colour's flag fell.
+    Timeout {
+        /// `black` or `white`.
+        color: String,
+    },
+    /// A hint or an analysis was asked for.
+    Assisted,
+}
+
+/// A move or decision in a stored position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoredAction {
+    /// A stone at `[x, y]`.
+    Move([i32; 2]),
+    /// A swap decision.
+    Choose(String),
+}
+
+impl StoredAction {
+    fn of(a: Redo) -> StoredAction {
+        match a {
+            Redo::Move(p) => StoredAction::Move([p.x, p.y]),
+            Redo::Choice(c) => StoredAction::Choose(c.name().into()),
+        }
+    }
+
+    fn action(&self) -> Result<Redo, ApiError> {
+        Ok(match self {
+            StoredAction::Move([x, y]) => Redo::Move(Point::new(*x, *y)),
+            StoredAction::Choose(c) => Redo::Choice(parse_choice(c)?),
+        })
+    }
+}
+
+/// Parses a swap decision's name.
+pub fn parse_choice(s: &str) -> Result<Choice, ApiError> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "black" => Ok(Choice::Black),
+        "white" => Ok(Choice::White),
+        "place_two" => Ok(Choice::PlaceTwo),
+        other => Err(ApiError::BadRequest(format!(
+            "unknown choice {other:?} (black, white or place_two)"
+        ))),
+    }
+}
+
+/// A game's settings as stored (names, so that the row reads on its own).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StoredSetup {
+    opponent: Opponent,
+    level: String,
+    human: String,
+    rule: String,
+    opening: String,
+    size: String,
+    clock: ClockSpec,
+    forbidden: String,
+    player: String,
+    seed: u64,
+}
+
+impl StoredSetup {
+    /// The settings of `s`.
+    pub fn of(s: &Session) -> StoredSetup {
+        let size = s.setup.size;
+        StoredSetup {
+            opponent: s.setup.opponent,
+            level: s.setup.level.name().into(),
+            human: s.setup.human.name().into(),
+            rule: s.setup.rule.name().into(),
+            opening: s.setup.opening.name().into(),
+            size: match (size.width(), size.height()) {
+                (Some(w), Some(h)) => format!("{w}x{h}"),
+                _ => "unbounded".into(),
+            },
+            clock: s.setup.clock,
+            forbidden: match s.setup.policy {
+                ForbiddenPolicy::Lose => "lose".into(),
+                _ => "refuse".into(),
+            },
+            player: s.setup.player.clone(),
+            seed: s.seed,
+        }
+    }
+
+    /// The setup and the engine's seed.
+    pub fn setup(&self) -> Result<(Setup, u64), String> {
+        Ok((
+            Setup {
+                opponent: self.opponent,
+                level: self.level.parse::<Level>().map_err(|e| e.to_string())?,
+                human: parse_color(&self.human).map_err(|e| e.to_string())?,
+                rule: self.rule.parse::<Rule>().map_err(|e| e.to_string())?,
+                opening: self
+                    .opening
+                    .parse::<OpeningRule>()
+                    .map_err(|e| e.to_string())?,
+                size: self.size.parse::<BoardSize>().map_err(|e| e.to_string())?,
+                clock: self.clock,
+                policy: if self.forbidden == "lose" {
+                    ForbiddenPolicy::Lose
+                } else {
+                    ForbiddenPolicy::Refuse
+                },
+                player: self.player.clone(),
+            },
+            self.seed,
+        ))
+    }
 }
 
 /// An action taken back, which redo plays again.
@@ -215,6 +374,10 @@ pub struct PendingState {
 pub struct State {
     /// The game's id.
     pub id: String,
+    /// Changes stored so far: a state with a higher `seq` is newer.
+    pub seq: u64,
+    /// The computer is to act but waits for `step` (an imported or continued position).
+    pub computer_waits: bool,
     /// `"15x15"`, `"16x14"` or `"unbounded"`.
     pub size: String,
     /// Columns (none when unbounded).
@@ -293,11 +456,11 @@ pub struct ForbiddenPoint {
 pub struct ClockState {
     /// The clock's kind and settings.
     pub spec: ClockSpec,
-    /// Black's time left (for a per-move clock: of this move).
+    /// Black's time left (for a per-move clock: of this move; 0 once its flag fell).
     pub black_ms: u64,
     /// White's time left.
     pub white_ms: u64,
-    /// Whose clock runs.
+    /// Whose clock runs (none before the first stone and after the end).
     pub running: Option<&'static str>,
 }
 
@@ -389,6 +552,17 @@ fn apply(game: &mut Game, a: Redo) -> Result<(), tengen_rules::PlayError> {
     }
 }
 
+/// All the actions of `game`, in order.
+fn actions_of(game: &Game) -> Vec<Redo> {
+    let mut g = game.clone();
+    let mut actions = Vec::new();
+    while let Some(a) = pop_action(&mut g) {
+        actions.push(a);
+    }
+    actions.reverse();
+    actions
+}
+
 impl Session {
     /// A new game.
     pub fn new(id: String, setup: Setup, seed: u64) -> Session {
@@ -402,10 +576,15 @@ impl Session {
             redo: Vec::new(),
             version: 0,
             search: None,
+            analysis: None,
             assisted: false,
             recorded: false,
             started: Instant::now(),
             touched: Instant::now(),
+            seq: 0,
+            held: false,
+            driving: Arc::new(AtomicBool::new(false)),
+            notify: tokio::sync::watch::channel(0).0,
             seed,
         }
     }
@@ -451,71 +630,208 @@ impl Session {
         self.actor().is_some_and(|seat| self.computer_sits(seat))
     }
 
+    /// Whether the server plays the computer's turn now on its own: against the computer, its
+    /// turn, and not a position being looked at first.
+    pub fn computer_should_act(&self) -> bool {
+        self.setup.opponent == Opponent::Computer && !self.held && self.computer_to_move()
+    }
+
+    /// Whether the clock runs: it starts with the first stone (as on the big online sites),
+    /// so nobody's time goes while the game waits for its first move, and stops at the end.
+    fn clock_runs(&self) -> bool {
+        self.clock.is_some() && !self.game.moves().is_empty() && self.game.outcome().is_none()
+    }
+
     /// The clock the engine sees for the side to move.
     pub fn time_control(&self) -> TimeControl {
         match (&self.clock, self.game.to_move()) {
-            (Some(clock), Some(c)) => clock.time_control(c),
+            (Some(clock), Some(c)) => clock.time_control(c, self.clock_runs()),
             _ => TimeControl::default(),
         }
     }
 
-    /// Stops the running search, if any.
+    /// What `apply_live` changes, to put back when storing the change fails.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            game: self.game.clone(),
+            redo: self.redo.clone(),
+            assisted: self.assisted,
+            held: self.held,
+            clock: self.clock.clone(),
+        }
+    }
+
+    /// Puts back what `snapshot` saw.
+    pub fn restore(&mut self, s: Snapshot) {
+        (self.game, self.redo, self.assisted, self.held, self.clock) =
+            (s.game, s.redo, s.assisted, s.held, s.clock);
+    }
+
+    /// The readings to store with an event: time left for black and white.
+    pub fn clocks(&self) -> [u64; 2] {
+        self.clock.as_ref().map_or([0, 0], |c| c.left)
+    }
+
+    /// Stops the computer's running search and any hint or analysis.
     pub fn cancel_search(&mut self) {
-        if let Some(stop) = self.search.take() {
+        for stop in [self.search.take(), self.analysis.take()]
+            .into_iter()
+            .flatten()
+        {
             stop.store(true, Ordering::Relaxed);
         }
     }
 
-    fn changed(&mut self) {
+    /// After a change was stored: searches on the old position stop, and the game's
+    /// WebSockets hear of it.
+    pub fn changed(&mut self) {
         self.version += 1;
         self.cancel_search();
+        self.notify.send_replace(self.version);
     }
 
-    /// Ends the game on time if the side to move's flag has fallen. Returns whether it did.
-    pub fn check_flag(&mut self) -> bool {
+    /// After a change that leaves the position as it was (a hint noted) was stored: the
+    /// computer's search goes on; the game's WebSockets hear of it.
+    pub fn noted(&mut self) {
+        self.notify.send_replace(self.version);
+    }
+
+    /// The event that ends the game on time, if the side to move's flag has fallen.
+    pub fn flag_event(&self) -> Option<Event> {
         let (Some(clock), Some(c)) = (&self.clock, self.game.to_move()) else {
-            return false;
+            return None;
         };
-        if clock.remaining(c, true) == 0 && self.game.lose_on_time(c).is_ok() {
-            self.changed();
-            return true;
-        }
-        false
+        (self.clock_runs() && clock.remaining(c, true) == 0).then(|| Event::Timeout {
+            color: c.name().into(),
+        })
     }
 
-    /// Plays `p` for the side to move; the clock is charged first (a fallen flag loses instead).
-    pub fn play(&mut self, p: Point) -> Result<(), ApiError> {
-        let size = self.game.board().size();
-        let color = self
-            .game
-            .to_move()
-            .ok_or(ApiError::Conflict("the game is over".into()))?;
-        // Try the move on a copy so that a refused move changes nothing, not even the clock.
-        let mut trial = self.game.clone();
-        trial
-            .play(p)
-            .map_err(|e| ApiError::IllegalMove(format!("{}: {e}", point_name(size, p))))?;
+    /// Plays `ev`, a new event, checking it against the game: the game and the clock change,
+    /// or (an error) nothing does.
+    pub fn apply_live(&mut self, ev: &Event) -> Result<(), ApiError> {
+        let mover = self.game.to_move();
+        let runs = self.clock_runs();
+        let trial = (
+            self.game.clone(),
+            self.redo.clone(),
+            self.assisted,
+            self.held,
+        );
+        if let Err(e) = self.apply_event(ev) {
+            (self.game, self.redo, self.assisted, self.held) = trial;
+            return Err(e);
+        }
+        let over = self.game.outcome().is_some();
         if let Some(clock) = &mut self.clock {
-            if !clock.charge(color) {
-                let _ = self.game.lose_on_time(color);
-                self.changed();
-                return Ok(());
+            match (ev, mover) {
+                (Event::Timeout { .. }, Some(c)) => clock.stop(c, runs, true),
+                (_, Some(c)) if over => clock.stop(c, runs, false),
+                (Event::Move { .. } | Event::Choose { .. }, Some(c)) => clock.charge(c, runs),
+                (Event::Assisted, _) => {}
+                _ => clock.turn_started = Instant::now(),
             }
         }
-        self.game = trial;
-        self.changed();
         Ok(())
     }
 
-    /// Clears the moves taken back (a new move was played).
-    pub fn clear_redo(&mut self) {
-        self.redo.clear();
-    }
-
-    fn restart_clock(&mut self) {
+    /// Plays `ev`, a stored event, with the clock readings stored with it; the turn to move
+    /// starts now (clocks do not run while the server is down).
+    pub fn replay(&mut self, ev: &Event, clocks: [u64; 2]) -> Result<(), ApiError> {
+        self.apply_event(ev)?;
         if let Some(clock) = &mut self.clock {
+            clock.left = clocks;
             clock.turn_started = Instant::now();
         }
+        self.seq += 1;
+        Ok(())
+    }
+
+    /// The game's part of an event (not the clock).
+    fn apply_event(&mut self, ev: &Event) -> Result<(), ApiError> {
+        let conflict = |e: tengen_rules::PlayError| ApiError::Conflict(e.to_string());
+        match ev {
+            Event::Position { actions, redo } => {
+                let g = &self.game;
+                let mut game = Game::with_opening(g.board().size(), g.rule(), g.opening());
+                // A record is replayed as a referee would: a forbidden move stands and loses.
+                game.set_forbidden_policy(ForbiddenPolicy::Lose);
+                for a in actions {
+                    apply(&mut game, a.action()?).map_err(|e| {
+                        ApiError::BadRequest(format!("the position holds an illegal move: {e}"))
+                    })?;
+                }
+                game.set_forbidden_policy(self.setup.policy);
+                self.game = game;
+                self.redo = redo
+                    .iter()
+                    .map(StoredAction::action)
+                    .collect::<Result<_, _>>()?;
+            }
+            Event::Move { at: [x, y] } => {
+                let p = Point::new(*x, *y);
+                if self.game.outcome().is_some() {
+                    return Err(ApiError::Conflict("the game is over".into()));
+                }
+                let size = self.game.board().size();
+                self.game
+                    .play(p)
+                    .map_err(|e| ApiError::IllegalMove(format!("{}: {e}", point_name(size, p))))?;
+                self.redo.clear();
+            }
+            Event::Choose { choice } => {
+                self.choose(parse_choice(choice)?)?;
+                self.redo.clear();
+            }
+            Event::Undo => self.undo()?,
+            Event::Redo => self.redo()?,
+            Event::Resign { color } => self.game.resign(parse_color(color)?).map_err(conflict)?,
+            Event::Draw => self.game.agree_draw().map_err(conflict)?,
+            Event::Timeout { color } => self
+                .game
+                .lose_on_time(parse_color(color)?)
+                .map_err(conflict)?,
+            Event::Assisted => self.assisted = true,
+        }
+        if !matches!(ev, Event::Assisted) {
+            self.held = matches!(ev, Event::Position { .. });
+        }
+        Ok(())
+    }
+
+    /// The event that sets up `game` (replayed from a record) with `redo` to play again.
+    pub fn position_event(game: &Game, redo: &[Redo]) -> Event {
+        Event::Position {
+            actions: actions_of(game).into_iter().map(StoredAction::of).collect(),
+            redo: redo.iter().copied().map(StoredAction::of).collect(),
+        }
+    }
+
+    /// The event that starts a new game at the position after `ply` moves of this one (its
+    /// moves and the moves taken back).
+    pub fn continue_event(&self, ply: usize) -> Result<Event, ApiError> {
+        let mut all = actions_of(&self.game);
+        all.extend(self.redo.iter().rev().copied());
+        let total = all.iter().filter(|a| matches!(a, Redo::Move(_))).count();
+        if ply > total {
+            return Err(ApiError::BadRequest(format!(
+                "ply {ply} is past the last move ({total})"
+            )));
+        }
+        let mut moves = 0;
+        let mut actions = Vec::new();
+        for a in all {
+            if moves == ply {
+                break;
+            }
+            if matches!(a, Redo::Move(_)) {
+                moves += 1;
+            }
+            actions.push(StoredAction::of(a));
+        }
+        Ok(Event::Position {
+            actions,
+            redo: Vec::new(),
+        })
     }
 
     /// Whether the game ended without a move (resignation, time, agreement).
@@ -531,24 +847,6 @@ impl Session {
         })
     }
 
-    /// Reopens a game ended without a move by replaying its actions.
-    fn reopen(&mut self) {
-        let mut old = self.game.clone();
-        let mut actions = Vec::new();
-        while let Some(a) = pop_action(&mut old) {
-            actions.push(a);
-        }
-        let g = &self.game;
-        let mut game = Game::with_opening(g.board().size(), g.rule(), g.opening());
-        game.set_forbidden_policy(ForbiddenPolicy::Lose);
-        for a in actions.into_iter().rev() {
-            // These actions were legal in this game already.
-            let _ = apply(&mut game, a);
-        }
-        game.set_forbidden_policy(self.setup.policy);
-        self.game = game;
-    }
-
     fn pop(&mut self) -> Option<Redo> {
         let a = pop_action(&mut self.game);
         if let Some(a) = a {
@@ -558,7 +856,7 @@ impl Session {
     }
 
     /// Takes a swap decision for the player who must choose.
-    pub fn choose(&mut self, choice: Choice) -> Result<(), ApiError> {
+    fn choose(&mut self, choice: Choice) -> Result<(), ApiError> {
         if self.game.outcome().is_some() {
             return Err(ApiError::Conflict("the game is over".into()));
         }
@@ -575,24 +873,26 @@ impl Session {
         }
         self.game
             .choose(choice)
-            .map_err(|e| ApiError::Conflict(e.to_string()))?;
-        self.restart_clock();
-        self.changed();
-        Ok(())
+            .map_err(|e| ApiError::Conflict(e.to_string()))
     }
 
     /// Takes back: against the computer, back to your last action (with the computer's replies
-    /// after it); otherwise one action (a move or a swap decision).
-    pub fn undo(&mut self) -> Result<(), ApiError> {
-        if self.game.moves().is_empty() && self.game.outcome().is_none() {
+    /// after it); otherwise one action (a move or a swap decision). A game lost on time, by
+    /// resignation or drawn by agreement stays over: a result is not taken back.
+    fn undo(&mut self) -> Result<(), ApiError> {
+        if self.ended_off_board() {
+            return Err(ApiError::Conflict(
+                "the game is over: a game ended by resignation, on time or by agreement cannot \
+                 be taken back"
+                    .into(),
+            ));
+        }
+        if self.game.moves().is_empty() {
             return Err(ApiError::Conflict("there is nothing to undo".into()));
         }
         let snapshot = (self.game.clone(), self.redo.clone());
         match self.setup.opponent {
             Opponent::Computer => {
-                if self.ended_off_board() {
-                    self.reopen();
-                }
                 let mut human_undone = false;
                 while self.pop().is_some() {
                     if self.actor().is_some_and(|seat| !self.computer_sits(seat)) {
@@ -606,23 +906,17 @@ impl Session {
                 }
             }
             Opponent::Friend | Opponent::Computers => {
-                if self.ended_off_board() {
-                    self.reopen();
-                } else {
-                    self.pop();
-                }
+                self.pop();
             }
         }
         self.assisted = true;
-        self.restart_clock();
-        self.changed();
         Ok(())
     }
 
     /// Whether undo would take something back.
     fn can_undo(&self) -> bool {
         if self.ended_off_board() {
-            return true;
+            return false;
         }
         match self.setup.opponent {
             Opponent::Computer => {
@@ -639,9 +933,12 @@ impl Session {
     }
 
     /// Plays again actions taken back: against the computer, up to your next turn.
-    pub fn redo(&mut self) -> Result<(), ApiError> {
+    fn redo(&mut self) -> Result<(), ApiError> {
         if self.redo.is_empty() {
             return Err(ApiError::Conflict("there is nothing to redo".into()));
+        }
+        if self.game.outcome().is_some() {
+            return Err(ApiError::Conflict("the game is over".into()));
         }
         while let Some(a) = self.redo.pop() {
             if let Err(e) = apply(&mut self.game, a) {
@@ -652,41 +949,23 @@ impl Session {
                 break;
             }
         }
-        self.restart_clock();
-        self.changed();
         Ok(())
     }
 
-    /// Goes to the position after `ply` moves of the game and its moves taken back.
-    pub fn goto(&mut self, ply: usize) -> Result<(), ApiError> {
-        let redo_moves = self
-            .redo
-            .iter()
-            .filter(|a| matches!(a, Redo::Move(_)))
-            .count();
-        let total = self.game.moves().len() + redo_moves;
+    /// Takes back moves until `ply` are left, to be played again with redo (an import that
+    /// stops part way).
+    pub fn rewind(&mut self, ply: usize) -> Result<(), ApiError> {
+        let total = self.game.moves().len();
         if ply > total {
             return Err(ApiError::BadRequest(format!(
                 "ply {ply} is past the last move ({total})"
             )));
-        }
-        if self.ended_off_board() {
-            self.reopen();
         }
         while self.game.moves().len() > ply {
             if self.pop().is_none() {
                 break;
             }
         }
-        while self.game.moves().len() < ply {
-            let Some(a) = self.redo.pop() else { break };
-            if let Err(e) = apply(&mut self.game, a) {
-                self.redo.push(a);
-                return Err(ApiError::Conflict(format!("cannot replay: {e}")));
-            }
-        }
-        self.restart_clock();
-        self.changed();
         Ok(())
     }
 
@@ -786,9 +1065,7 @@ impl Session {
         let outcome = g.outcome();
         let status = match (outcome, to_move) {
             (Some(o), _) => o.to_string(),
-            (None, Some(c))
-                if self.computer_to_move() && self.setup.opponent == Opponent::Computer =>
-            {
+            (None, Some(c)) if self.computer_should_act() => {
                 format!("{} to move (computer thinking)", capitalised(c))
             }
             (None, Some(c)) => format!("{} to move", capitalised(c)),
@@ -808,11 +1085,12 @@ impl Session {
                 kind: f.key(),
             })
             .collect();
+        let running = to_move.filter(|_| self.clock_runs());
         let clock = self.clock.as_ref().map(|c| ClockState {
             spec: c.spec,
-            black_ms: c.remaining(Color::Black, to_move == Some(Color::Black)),
-            white_ms: c.remaining(Color::White, to_move == Some(Color::White)),
-            running: to_move.map(color_name),
+            black_ms: c.remaining(Color::Black, running == Some(Color::Black)),
+            white_ms: c.remaining(Color::White, running == Some(Color::White)),
+            running: running.map(color_name),
         });
         let can_undo = self.can_undo();
         let redo_moves: Vec<Point> = self
@@ -826,6 +1104,8 @@ impl Session {
             .collect();
         State {
             id: self.id.clone(),
+            seq: self.seq,
+            computer_waits: self.held && self.computer_to_move(),
             size: match (size.width(), size.height()) {
                 (Some(w), Some(h)) => format!("{w}x{h}"),
                 _ => "unbounded".to_string(),
@@ -892,32 +1172,130 @@ mod tests {
         }
     }
 
+    fn mv(x: i32, y: i32) -> Event {
+        Event::Move { at: [x, y] }
+    }
+
     #[test]
     fn undo_against_the_computer_takes_back_two_moves_and_redo_replays_them() {
         let mut s = Session::new("g".into(), setup(Opponent::Computer), 1);
-        for p in [
-            Point::new(7, 7),
-            Point::new(8, 8),
-            Point::new(7, 8),
-            Point::new(9, 9),
-        ] {
-            s.play(p).expect("legal");
+        for e in [mv(7, 7), mv(8, 8), mv(7, 8), mv(9, 9)] {
+            s.apply_live(&e).expect("legal");
         }
-        s.undo().expect("undo");
+        s.apply_live(&Event::Undo).expect("undo");
         assert_eq!(s.game.moves().len(), 2);
         assert_eq!(s.state().redo, vec!["h7", "j6"]);
-        s.redo().expect("redo");
+        s.apply_live(&Event::Redo).expect("redo");
         assert_eq!(s.game.moves().len(), 4);
-        assert!(s.redo().is_err());
+        assert!(s.apply_live(&Event::Redo).is_err());
     }
 
     #[test]
     fn a_refused_move_changes_nothing() {
         let mut s = Session::new("g".into(), setup(Opponent::Friend), 1);
-        s.play(Point::new(7, 7)).expect("legal");
-        let v = s.version;
-        assert!(s.play(Point::new(7, 7)).is_err());
-        assert_eq!((s.version, s.game.moves().len()), (v, 1));
+        s.apply_live(&mv(7, 7)).expect("legal");
+        assert!(s.apply_live(&mv(7, 7)).is_err());
+        assert_eq!(s.game.moves().len(), 1);
+    }
+
+    #[test]
+    fn undo_never_reopens_a_game_ended_off_the_board() {
+        for (end, opponent) in [
+            (
+                Event::Resign {
+                    color: "black".into(),
+                },
+                Opponent::Computer,
+            ),
+            (Event::Draw, Opponent::Friend),
+            (
+                Event::Timeout {
+                    color: "white".into(),
+                },
+                Opponent::Friend,
+            ),
+        ] {
+            let mut s = Session::new("g".into(), setup(opponent), 1);
+            for e in [mv(7, 7), mv(8, 8), end] {
+                s.apply_live(&e).expect("legal");
+            }
+            let before = s.game.clone();
+            assert!(!s.state().can_undo);
+            assert!(s.apply_live(&Event::Undo).is_err());
+            assert!(s.apply_live(&Event::Redo).is_err());
+            assert_eq!(s.game, before);
+        }
+    }
+
+    #[test]
+    fn the_event_log_replays_into_the_same_game() {
+        let mut live = Session::new("g".into(), setup(Opponent::Friend), 1);
+        let log = [
+            mv(7, 7),
+            mv(8, 8),
+            mv(7, 8),
+            Event::Undo,
+            Event::Redo,
+            Event::Undo,
+            mv(6, 6),
+            Event::Assisted,
+        ];
+        for e in &log {
+            live.apply_live(e).expect("legal");
+        }
+        let mut back = Session::new("g".into(), setup(Opponent::Friend), 1);
+        for e in &log {
+            let json = serde_json::to_string(e).expect("json");
+            let e: Event = serde_json::from_str(&json).expect("event");
+            back.replay(&e, [0, 0]).expect("replays");
+        }
+        assert_eq!(back.game, live.game);
+        assert_eq!(back.redo, live.redo);
+        assert!(back.assisted);
+        assert_eq!(back.seq, log.len() as u64);
+    }
+
+    #[test]
+    fn a_continued_game_starts_from_the_position_asked_for() {
+        let mut s = Session::new("g".into(), setup(Opponent::Friend), 1);
+        for e in [mv(7, 7), mv(8, 8), mv(7, 8), Event::Undo] {
+            s.apply_live(&e).expect("legal");
+        }
+        // Two moves played and one taken back: any of the three can be continued from.
+        let ev = s.continue_event(3).expect("in range");
+        let mut c = Session::new("c".into(), setup(Opponent::Friend), 1);
+        c.apply_live(&ev).expect("position");
+        assert_eq!(
+            c.game.moves(),
+            &[Point::new(7, 7), Point::new(8, 8), Point::new(7, 8)]
+        );
+        assert!(s.continue_event(4).is_err());
+        assert_eq!(
+            s.game.moves().len(),
+            2,
+            "the game continued from is unchanged"
+        );
+    }
+
+    #[test]
+    fn a_per_move_clock_waits_for_the_first_stone_and_a_flag_reads_zero() {
+        let mut setup = setup(Opponent::Friend);
+        setup.clock = ClockSpec::PerMove { ms: 5_000 };
+        let mut s = Session::new("g".into(), setup, 1);
+        let clock = s.state().clock.expect("clock");
+        assert_eq!(clock.running, None);
+        assert!(s.flag_event().is_none());
+        s.apply_live(&mv(7, 7)).expect("legal");
+        assert_eq!(s.state().clock.expect("clock").running, Some("white"));
+        s.apply_live(&Event::Timeout {
+            color: "white".into(),
+        })
+        .expect("flag");
+        let clock = s.state().clock.expect("clock");
+        assert_eq!(
+            (clock.black_ms, clock.white_ms, clock.running),
+            (5_000, 0, None)
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The store: results of games against the computer, in SQLite (any sqlx SQLite URL).
+//! The store: results of games against the computer, and the event logs of games in one browser
+//! (against the computer, between friends), in SQLite (any sqlx SQLite URL).
 
 use std::borrow::Cow;
 use std::str::FromStr;
@@ -17,6 +18,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "results", include_str!("../migrations/0001_results.sql")),
     (2, "online", include_str!("../migrations/0002_online.sql")),
     (3, "closed", include_str!("../migrations/0003_closed.sql")),
+    (4, "local", include_str!("../migrations/0004_local.sql")),
 ];
 
 /// A finished game against the computer, as stored.
@@ -44,6 +46,39 @@ pub struct ResultRow {
     pub duration_ms: i64,
     /// Whether the human took back moves or asked for hints.
     pub assisted: bool,
+}
+
+/// A game in one browser as stored: its settings (JSON), when it began, and its events (JSON)
+/// with the clocks after each.
+#[derive(Clone, Debug)]
+pub struct LocalGame {
+    /// The settings.
+    pub settings: String,
+    /// When it was made (milliseconds since the Unix epoch).
+    pub created_ms: u64,
+    /// The events in order, each with black's and white's clock after it.
+    pub events: Vec<(String, [u64; 2])>,
+}
+
+/// One stored change of a game in one browser.
+#[derive(Clone, Copy, Debug)]
+pub struct LocalChange<'a> {
+    /// The game.
+    pub id: &'a str,
+    /// The event's number, from 1.
+    pub seq: u64,
+    /// The event, as JSON.
+    pub event: &'a str,
+    /// Black's and white's clocks after it.
+    pub clocks: [u64; 2],
+    /// Whether the game is over after it.
+    pub over: bool,
+    /// Whether the computer is to act after it.
+    pub computer_turn: bool,
+}
+
+fn int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 /// Wins, losses and draws against one level.
@@ -134,6 +169,79 @@ impl Store {
         &self.pool
     }
 
+    /// Stores a new game in one browser, with its first event if any, in one transaction.
+    pub async fn add_local_game(
+        &self,
+        id: &str,
+        settings: &str,
+        first: Option<LocalChange<'_>>,
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO local_games (id, settings, created_ms, computer_turn) VALUES (?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(settings)
+        .bind(int(crate::online::unix_ms()))
+        .bind(first.is_some_and(|c| c.computer_turn))
+        .execute(&mut *tx)
+        .await?;
+        if let Some(c) = first {
+            add_change(&mut tx, &c).await?;
+        }
+        tx.commit().await
+    }
+
+    /// Stores one change of a game in one browser.
+    pub async fn add_local_change(&self, c: &LocalChange<'_>) -> Result<(), sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        add_change(&mut tx, c).await?;
+        tx.commit().await
+    }
+
+    /// A game in one browser, if stored.
+    pub async fn local_game(&self, id: &str) -> Result<Option<LocalGame>, sqlx::Error> {
+        let Some(row) = sqlx::query("SELECT settings, created_ms FROM local_games WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let events = sqlx::query(
+            "SELECT event, black_ms, white_ms FROM local_events WHERE game_id = ? ORDER BY seq",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let ms = |r: &sqlx::sqlite::SqliteRow, k: &str| -> Result<u64, sqlx::Error> {
+            Ok(u64::try_from(r.try_get::<i64, _>(k)?).unwrap_or(0))
+        };
+        Ok(Some(LocalGame {
+            settings: row.try_get("settings")?,
+            created_ms: ms(&row, "created_ms")?,
+            events: events
+                .iter()
+                .map(|r| {
+                    Ok((
+                        r.try_get("event")?,
+                        [ms(r, "black_ms")?, ms(r, "white_ms")?],
+                    ))
+                })
+                .collect::<Result<_, sqlx::Error>>()?,
+        }))
+    }
+
+    /// The games in one browser where the computer is to act: start-up resumes them.
+    pub async fn local_games_waiting(&self) -> Result<Vec<String>, sqlx::Error> {
+        sqlx::query("SELECT id FROM local_games WHERE computer_turn = 1 AND over = 0")
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| r.try_get("id"))
+            .collect()
+    }
+
     /// Stores a result; a second result for the same game is ignored.
     pub async fn add_result(&self, r: &ResultRow) -> Result<(), sqlx::Error> {
         sqlx::query(
@@ -220,6 +328,31 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+async fn add_change(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    c: &LocalChange<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO local_events (game_id, seq, event, black_ms, white_ms, at_ms) \
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(c.id)
+    .bind(int(c.seq))
+    .bind(c.event)
+    .bind(int(c.clocks[0]))
+    .bind(int(c.clocks[1]))
+    .bind(int(crate::online::unix_ms()))
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("UPDATE local_games SET over = ?, computer_turn = ? WHERE id = ?")
+        .bind(c.over)
+        .bind(c.computer_turn)
+        .bind(c.id)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
 
 #[cfg(test)]

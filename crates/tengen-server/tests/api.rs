@@ -292,10 +292,15 @@ async fn records_export_and_import_and_play_on_from_any_move() {
         // Play on with a different move: the rest is forgotten.
         let r = app.play(nid, "a1").await;
         assert_eq!(r["redo"], json!([]));
-        let (_, v) = app
-            .post(&format!("/api/games/{nid}/goto"), json!({ "ply": 1 }))
+        // Replay is read-only: another game continues from a move, this one stays as it is.
+        let (s, v) = app
+            .post(&format!("/api/games/{nid}/continue"), json!({ "ply": 1 }))
             .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
         assert_eq!(v["moves"], json!(["h8"]));
+        assert_ne!(v["id"].as_str(), Some(nid));
+        let (_, v) = app.get(&format!("/api/games/{nid}")).await;
+        assert_eq!(v["moves"], json!(["h8", "h9", "i8", "a1"]));
     }
     let (s, e) = app
         .post("/api/games/import", json!({ "text": "h8 h8" }))
@@ -359,7 +364,11 @@ async fn draw_offers_resignation_in_hot_seat_and_leaving() {
         .await
         .expect("delete");
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let (s, _) = app.get(&format!("/api/games/{id}")).await;
+    // Left, not lost: the game is stored and comes back when asked for.
+    let (s, v) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(v["id"], id);
+    let (s, _) = app.get("/api/games/0123456789abcdef").await;
     assert_eq!(s, StatusCode::NOT_FOUND);
 }
 
@@ -369,13 +378,28 @@ async fn a_clock_that_runs_out_loses_and_computers_play_each_other() {
     let g = app
         .create(json!({ "opponent": "friend", "clock": { "kind": "total", "ms": 1000, "increment_ms": 0 } }))
         .await;
+    // No clock runs before the first stone.
+    assert_eq!(g["clock"]["black_ms"], 1000);
+    assert_eq!(g["clock"]["running"], Value::Null);
+    let v = app.play(&gid(&g), "h8").await;
+    assert_eq!(v["clock"]["running"], "white");
+    let mut s = Value::Null;
+    for _ in 0..600 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        s = app.get(&format!("/api/games/{}", gid(&g))).await.1;
+        if s["over"] == true {
+            break;
+        }
+    }
+    assert_eq!(s["status"], "Black wins: white ran out of time");
+    // The flag reads zero; black's clock keeps its reading.
     assert_eq!(
-        g["clock"]["black_ms"].as_u64().map(|m| m <= 1000),
-        Some(true)
+        (
+            s["clock"]["black_ms"].clone(),
+            s["clock"]["white_ms"].clone()
+        ),
+        (json!(1000), json!(0))
     );
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    let (_, s) = app.get(&format!("/api/games/{}", gid(&g))).await;
-    assert_eq!(s["status"], "White wins: black ran out of time");
 
     let g = app
         .create(json!({ "opponent": "computers", "level": "beginner", "size": "unbounded" }))
@@ -513,15 +537,16 @@ async fn hot_seat_swap_lets_the_second_player_choose() {
     assert_eq!(v["pending"]["seat"], "second");
     assert_eq!(v["pending"]["color"], "black");
     app.refused_choice(&id, "white", StatusCode::CONFLICT).await;
-    // A resignation taken back keeps the decision.
+    // A resignation is not taken back.
     let (s, v) = app
         .post(&format!("/api/games/{id}/resign"), json!({}))
         .await;
     assert_eq!((s, v["over"].clone()), (StatusCode::OK, json!(true)));
+    assert_eq!(v["can_undo"], false);
     let (s, v) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    assert_eq!(v["over"], false);
-    assert_eq!(v["pending"]["seat"], "second", "{v}");
+    assert_eq!(s, StatusCode::CONFLICT, "{v}");
+    let (_, v) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(v["over"], true);
     assert_eq!(v["moves"].as_array().expect("list").len(), 4);
 }
 
@@ -689,4 +714,118 @@ async fn computers_play_a_swap2_game_step_by_step() {
     let (_, v) = app.get(&format!("/api/games/{id}")).await;
     assert!(v["moves"].as_array().expect("list").len() >= 5, "{v}");
     assert_eq!(v["pending"]["kind"], "move", "{v}");
+}
+
+/// Reads a game's WebSocket until a state meeting `done`; a guard against a hang only.
+async fn pushed_until(
+    ws: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    use futures_util::StreamExt;
+    let wait = async {
+        loop {
+            let msg = ws.next().await.expect("open").expect("frame");
+            if let tokio_tungstenite::tungstenite::Message::Text(t) = msg {
+                let v: Value = serde_json::from_str(t.as_str()).expect("json");
+                assert_eq!(v["type"], "state", "{v}");
+                if done(&v) {
+                    return v;
+                }
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), wait)
+        .await
+        .expect("the state arrives")
+}
+
+#[tokio::test]
+async fn the_computer_replies_without_anyone_waiting_and_the_socket_hears_it() {
+    let app = start().await;
+    let g = app.create(json!({ "opponent": "computer" })).await;
+    let id = gid(&g);
+    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    // The state as it is, first.
+    let first = pushed_until(&mut ws, |_| true).await;
+    assert_eq!(first["seq"], 0);
+    // A move whose answer does not wait: the reply comes over the socket.
+    let (s, v) = app
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": "h8", "wait": false }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["moves"], json!(["h8"]));
+    let pushed = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
+    assert_eq!(pushed["computer_to_move"], false);
+    assert!(pushed["seq"].as_u64() > v["seq"].as_u64());
+    // Another site's page may not listen.
+    let r = app
+        .http
+        .get(format!("{}/api/games/{id}/ws", app.base))
+        .header("origin", "http://elsewhere.example")
+        .header("connection", "upgrade")
+        .header("upgrade", "websocket")
+        .header("sec-websocket-version", "13")
+        .header("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn an_analysis_while_the_computer_thinks_does_not_stop_its_move() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computer", "level": "expert" }))
+        .await;
+    let id = gid(&g);
+    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    let (s, _) = app
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": "h8", "wait": false }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, a) = app
+        .post(
+            &format!("/api/games/{id}/analysis"),
+            json!({ "time_ms": 100, "multipv": 1 }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{a}");
+    // Only the socket is read (a GET would start a stopped turn again): the move comes.
+    let v = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
+    assert_eq!(v["assisted"], true);
+}
+
+#[tokio::test]
+async fn a_loss_on_time_against_the_computer_is_recorded() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "computer", "human": "white", "player": "Tim", "clock": { "kind": "total", "ms": 1000, "increment_ms": 0 } }))
+        .await;
+    let id = gid(&g);
+    // The computer's first stone is not timed; then the human's clock runs out.
+    assert_eq!(g["moves"].as_array().map(Vec::len), Some(1), "{g}");
+    assert_eq!(g["clock"]["running"], "white");
+    let mut v = Value::Null;
+    for _ in 0..600 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        v = app.get(&format!("/api/games/{id}")).await.1;
+        if v["over"] == true {
+            break;
+        }
+    }
+    assert_eq!(v["status"], "Black wins: white ran out of time", "{v}");
+    assert_eq!(v["clock"]["white_ms"], 0);
+    let (_, t) = app.get("/api/results?player=Tim").await;
+    assert_eq!(t["levels"][0]["losses"], 1, "{t}");
 }

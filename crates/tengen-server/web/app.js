@@ -19,6 +19,8 @@ let view = null;       // the SVG viewBox {x, y, w, h}
 let geometry = '';     // what the intersections layer was drawn for
 let clockTimer = null;
 let online = null;     // the online module (online.js); `state.online` while it shows a game
+let viewPly = null;    // replay: the number of moves shown, or null for the game as it stands
+let humanChose = false; // the human's own swap decision is under way (not the computer's)
 
 // ---- API -------------------------------------------------------------------------------
 async function api(method, path, body) {
@@ -161,31 +163,33 @@ function render() {
   stones.replaceChildren(); marks.replaceChildren(); overlay.replaceChildren();
   const occupied = new Set();
   const numbers = $('opt-numbers').checked;
-  state.points.forEach(([x, y], i) => {
+  const live = viewPly === null;
+  shownPoints().forEach(([x, y], i) => {
     const black = i % 2 === 0;
     occupied.add(`${x},${y}`);
     el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: black ? 'stone-black' : 'stone-white' }, stones);
     if (numbers) el('text', { x: x * C, y: y * C, class: 'num ' + (black ? 'on-black' : 'on-white') }, stones, String(i + 1));
   });
-  for (const f of state.forbidden) {
+  for (const f of live ? state.forbidden : []) {
     const s = C * 0.22, x = f.x * C, y = f.y * C;
     const g = el('g', { class: 'forbidden', 'data-forbidden': f.name }, marks);
     el('title', {}, g, `${f.name.toUpperCase()}: forbidden to black (${f.kind.replace('_', '-')})`);
     el('path', { d: `M${x - s} ${y - s}L${x + s} ${y + s}M${x + s} ${y - s}L${x - s} ${y + s}` }, g);
   }
-  if (state.last_move && !numbers) {
-    const [x, y] = state.last_move;
+  const last = live ? state.last_move : shownPoints()[viewPly - 1];
+  if (last && !numbers) {
+    const [x, y] = last;
     el('circle', { cx: x * C, cy: y * C, r: C * 0.12, class: 'last', id: 'last-move' }, overlay);
   }
-  const winning = state.winning_lines || (state.winning_line.length ? [state.winning_line] : []);
+  const winning = !live ? [] : state.winning_lines || (state.winning_line.length ? [state.winning_line] : []);
   winning.forEach((w, i) => {
     if (!w.length) return;
     const line = el('line', { x1: w[0][0] * C, y1: w[0][1] * C, x2: w[w.length - 1][0] * C, y2: w[w.length - 1][1] * C, class: 'winline' }, overlay);
     if (i === 0) line.id = 'win-line';
     for (const [x, y] of w) el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: 'winstone' }, overlay);
   });
-  if (hintAt) el('circle', { cx: hintAt[0] * C, cy: hintAt[1] * C, r: C * 0.4, class: 'hint', id: 'hint-mark' }, overlay);
-  if (pvLine && pvLine.ply === state.points.length) {
+  if (hintAt && live) el('circle', { cx: hintAt[0] * C, cy: hintAt[1] * C, r: C * 0.4, class: 'hint', id: 'hint-mark' }, overlay);
+  if (pvLine && live && pvLine.ply === state.points.length) {
     pvLine.points.forEach(([x, y], i) => {
       const black = (state.points.length + i) % 2 === 0;
       el('circle', { cx: x * C, cy: y * C, r: C * 0.4, class: 'pv ' + (black ? 'stone-black' : 'stone-white') }, overlay);
@@ -195,7 +199,7 @@ function render() {
   for (const p of svg.querySelectorAll('.pt')) {
     const k = `${p.dataset.x},${p.dataset.y}`;
     const taken = occupied.has(k);
-    p.classList.toggle('free', !taken && !state.over && !state.readonly);
+    p.classList.toggle('free', !taken && !state.over && !state.readonly && live);
     p.classList.toggle('pending', !!pending && k === `${pending[0]},${pending[1]}`);
   }
   if (!focusPoint || !pointEl(...focusPoint)) {
@@ -205,29 +209,37 @@ function render() {
   if (!state.online) renderPanel();
 }
 
+// The moves on the board: the game's, or while replaying the first `viewPly` of its moves and
+// of those taken back.
+function allPoints() { return state.points.concat(state.redo_points); }
+function shownPoints() { return viewPly === null ? state.points : allPoints().slice(0, viewPly); }
+
 function renderPanel() {
   let status = state.status;
   const p = state.pending;
   const opening = p && (p.kind === 'choice' || p.opening_stone);
   if (state.opponent === 'computer' && !state.over && !opening && p && p.human) status = `Your move (${state.human_color || state.human}) — ${state.status}`;
+  if (viewPly !== null) status = `Replay: move ${viewPly} of ${allPoints().length}. The game is unchanged: >| returns to it, or continue from here in a new game.`;
   $('status').textContent = status;
-  const choosing = !!(p && p.kind === 'choice' && p.human && !state.over);
+  $('continue').hidden = viewPly === null;
+  const choosing = !!(p && p.kind === 'choice' && p.human && !state.over && viewPly === null);
   $('choice').hidden = !choosing;
   $('choose-place-two').hidden = !(choosing && p.options.includes('place_two'));
   const ol = $('moves');
   ol.replaceChildren();
   const all = state.moves.concat(state.redo);
+  const at = viewPly === null ? state.moves.length : viewPly;
   all.forEach((m, i) => {
     const li = document.createElement('li');
     li.textContent = m;
     li.dataset.ply = i + 1;
-    if (i === state.moves.length - 1) li.className = 'current';
-    if (i >= state.moves.length) li.className = 'future';
+    if (i === at - 1) li.className = 'current';
+    if (i >= at) li.className = 'future';
     ol.appendChild(li);
   });
   const cur = ol.querySelector('.current'); if (cur) cur.scrollIntoView({ block: 'nearest' });
   const slider = $('slider');
-  slider.max = all.length; slider.value = state.moves.length;
+  slider.max = all.length; slider.value = at;
   updateButtons();
   renderClock();
   location.hash = shareHash();
@@ -236,17 +248,22 @@ function renderPanel() {
 function updateButtons() {
   if (state && state.online) return;
   const s = state, none = !s;
+  // While replaying, only what leaves the game as it is: the replay itself, and continuing
+  // in a new game.
+  const viewing = viewPly !== null;
   const human = s && !s.over && !s.computer_to_move && !(s.pending && s.pending.kind === 'choice');
   for (const id of ['choose-black', 'choose-white', 'choose-place-two']) $(id).disabled = none || busy;
-  $('undo').disabled = none || busy || !s.can_undo;
-  $('redo').disabled = none || busy || !s.redo.length;
-  $('hint').disabled = none || busy || !human;
+  $('undo').disabled = none || busy || viewing || !s.can_undo;
+  $('redo').disabled = none || busy || viewing || !s.redo.length;
+  $('hint').disabled = none || busy || viewing || !human;
   $('resign').disabled = none || busy || s.over || s.opponent === 'computers';
   $('draw').disabled = none || busy || s.over || s.opponent === 'computers';
-  $('step').hidden = none || !s.computer_to_move || s.opponent === 'computers';
-  $('step').disabled = busy;
-  $('analyse').disabled = none || busy || s.over;
-  for (const id of ['first', 'back', 'forward', 'last', 'slider']) $(id).disabled = none || busy;
+  // The computer plays its turn on the server by itself; an imported or continued position
+  // waits for this button.
+  $('step').hidden = none || !s.computer_waits || s.opponent === 'computers';
+  $('step').disabled = busy || viewing;
+  $('analyse').disabled = none || busy || s.over || viewing;
+  for (const id of ['first', 'back', 'forward', 'last', 'slider', 'continue', 'share', 'download']) $(id).disabled = none || busy;
 }
 
 // ---- clock -----------------------------------------------------------------------------
@@ -321,12 +338,20 @@ function threatAt(points, i) {
 // ---- state changes -----------------------------------------------------------------------
 function setState(s, { quiet = false } = {}) {
   const before = state;
+  // An answer or a push older than what the page shows already changes nothing.
+  if (before && !before.online && before.id === s.id && s.seq < before.seq) return;
   state = s;
   pending = null;
+  if (!before || before.id !== s.id) viewPly = null;
+  if (viewPly !== null && viewPly >= allPoints().length) viewPly = null;
   if (!before || before.id !== s.id || before.points.length !== s.points.length) { hintAt = null; }
   store.set('game', s.id);
+  watch(s.id);
   render();
+  const chose = humanChose;
+  humanChose = false;
   if (quiet || !before || before.id !== s.id) return;
+  computerNews(before, s, chose);
   if (s.points.length > before.points.length) sound('stone');
   if (s.over && !before.over) {
     const humanWon = s.opponent === 'computer' ? s.winner === (s.human_color || s.human) : !!s.winner;
@@ -336,8 +361,65 @@ function setState(s, { quiet = false } = {}) {
   }
 }
 
+// What the computer did between two states, in the message line: its decision in a swap
+// opening (unless the human just took it), its stones.
+function computerNews(before, s, chose) {
+  if (s.opponent !== 'computer') return;
+  const parts = [];
+  if (!chose && before.human_color === null && s.human_color !== null) {
+    parts.push(`Computer chose ${s.human_color === 'black' ? 'white' : 'black'}.`);
+  } else if (before.points.length <= 3 && s.points.length === 5 && s.pending && s.pending.kind === 'choice' && s.pending.human) {
+    parts.push('Computer chose to place two more stones.');
+  }
+  if (s.points.length > before.points.length) {
+    const last = s.points.length - 1;
+    const color = last % 2 === 0 ? 'black' : 'white';
+    if (s.human_color !== null && color !== s.human_color) parts.push(`Computer played ${s.moves[last].toUpperCase()}.`);
+  }
+  if (parts.length) say(parts.join(' '));
+}
+
+// ---- the game's WebSocket: every stored change of the game shown, from this tab or any other,
+// and the computer's moves, which the server plays whether or not a page waits ----------------
+let sock = null;
+function watch(id) {
+  if (sock && sock.id === id) return;
+  unwatch();
+  const me = { id, ws: null, retry: 0, timer: null };
+  sock = me;
+  const open = () => {
+    if (sock !== me) return;
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    let ws;
+    try { ws = new WebSocket(`${proto}//${location.host}/api/games/${id}/ws`); } catch { retry(); return; }
+    me.ws = ws;
+    ws.onmessage = (e) => {
+      if (sock !== me) return;
+      let msg;
+      try { msg = JSON.parse(e.data); } catch { return; }
+      me.retry = 0;
+      if (msg.type === 'state' && state && !state.online && state.id === msg.id) setState(msg);
+    };
+    ws.onclose = () => { if (sock === me) { me.ws = null; retry(); } };
+  };
+  const retry = () => {
+    clearTimeout(me.timer);
+    me.timer = setTimeout(open, Math.min(10000, 500 * 2 ** me.retry++));
+  };
+  me.reopen = () => { if (!me.ws) { me.retry = 0; clearTimeout(me.timer); open(); } };
+  open();
+}
+function unwatch() {
+  if (!sock) return;
+  const old = sock;
+  sock = null;
+  clearTimeout(old.timer);
+  if (old.ws) { try { old.ws.close(1000); } catch { /* closed */ } }
+}
+
 async function playAt(x, y) {
   if (!state || state.over || busy || state.computer_to_move) return;
+  if (viewPly !== null) { say('This is a replay of an earlier move: >| returns to the game, or continue from here in a new game.'); return; }
   if (state.online && !online.canPlay()) return;
   if (state.pending && state.pending.kind === 'choice') { say('Choose first: use the buttons above.'); return; }
   if (state.points.some(([a, b]) => a === x && b === y)) return;
@@ -346,20 +428,22 @@ async function playAt(x, y) {
   }
   pending = null;
   if (state.online) { render(); online.move(x, y); return; }
+  const prior = state;
   await act(async () => {
     const name = pointName(x, y);
     // Show the stone at once; the server's answer replaces the board.
     const optimistic = { ...state, points: state.points.concat([[x, y]]), moves: state.moves.concat([name]), last_move: [x, y], forbidden: [], computer_to_move: state.opponent === 'computer' };
     if (state.opponent === 'computer') { optimistic.status = 'Computer thinking…'; state = optimistic; render(); }
-    const r = await api('POST', `/api/games/${optimistic.id}/moves`, { move: name });
-    const chose = r.computer_choices && r.computer_choices.length ? `Computer chose ${r.computer_choices.join(', then ').replace('place_two', 'to place two more stones')}. ` : '';
-    say(chose + (r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : ''));
+    say('');
+    // The answer does not wait for the computer: its move arrives over the game's WebSocket.
+    let r;
+    try { r = await api('POST', `/api/games/${optimistic.id}/moves`, { move: name, wait: false }); } catch (e) {
+      // Refused: the board goes back to what it was (unless the game's socket told us more).
+      if (state === optimistic) { state = prior; render(); }
+      throw e;
+    }
     setState(r);
   }).catch(() => {});
-  if (state && state.opponent === 'computer' && !state.over && state.computer_to_move) {
-    // The move was refused or the reply failed: show the server's view.
-    try { setState(await api('GET', `/api/games/${state.id}`), { quiet: true }); } catch { /* shown already */ }
-  }
   autoplay();
 }
 
@@ -427,21 +511,21 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Waits for the request under way (the computer's move) to finish, stopping autoplay.
 async function settle() {
   autoStop = true;
-  // Leaving the game stops the computer's search at once.
-  if (busy && state) await leaveCurrent();
   while (busy) await sleep(30);
   autoStop = false;
 }
-async function leaveCurrent() {
-  if (state && !state.online) { const id = state.id; state = null; try { await fetch(`/api/games/${id}`, { method: 'DELETE' }); } catch { /* gone */ } }
+// A new game replaces the one shown only once the server has made it: a refused one (a size
+// the rules do not allow, a record that cannot be read) leaves the game shown as it was. The
+// game left stays stored (and the computer, if it was thinking, plays its move there).
+function switchTo(r) {
+  geometry = ''; pvLine = null; clearAnalysis();
+  setState(r);
 }
 async function startGame(req) {
   await settle();
   await act(async () => {
-    await leaveCurrent();
-    geometry = ''; pvLine = null; clearAnalysis();
     const r = await api('POST', '/api/games', req);
-    setState(r);
+    switchTo(r);
     say(r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : 'New game.');
   });
   autoplay();
@@ -454,11 +538,9 @@ async function importRecord(text, extra = {}) {
   delete base.size; delete base.rule;
   await settle();
   await act(async () => {
-    await leaveCurrent();
-    geometry = ''; pvLine = null; clearAnalysis();
     const r = await api('POST', '/api/games/import', { ...base, ...extra, text });
-    setState(r);
-    say(`Record loaded: ${r.moves.length} moves.`);
+    switchTo(r);
+    say(`Record loaded: ${r.moves.length} ${r.moves.length === 1 ? 'move' : 'moves'}.`);
   });
 }
 function shareHash(s = state) {
@@ -603,29 +685,32 @@ function wire() {
     if (!id && online.active && new URLSearchParams(location.hash.slice(1)).has('moves')) { online.leave(); startLocal(); }
   });
   const choose = (choice) => act(async () => {
-    const r = await api('POST', `/api/games/${state.id}/choose`, { choice });
-    const parts = [];
-    if (r.computer_choices && r.computer_choices.length) parts.push(`Computer chose ${r.computer_choices.join(', then ').replace('place_two', 'to place two more stones')}.`);
-    if (r.computer_move) parts.push(`Computer played ${r.computer_move.toUpperCase()}.`);
-    say(parts.join(' '));
-    setState(r);
+    if (!state) return;
+    say('');
+    humanChose = true;
+    // The computer's reply, if any, arrives over the game's WebSocket.
+    setState(await api('POST', `/api/games/${state.id}/choose`, { choice, wait: false }));
   });
   $('choose-black').onclick = () => choose('black');
   $('choose-white').onclick = () => choose('white');
   $('choose-place-two').onclick = () => choose('place_two');
-  $('undo').onclick = () => act(async () => { setState(await api('POST', `/api/games/${state.id}/undo`), { quiet: true }); say('Move taken back.'); });
-  $('redo').onclick = () => act(async () => { setState(await api('POST', `/api/games/${state.id}/redo`), { quiet: true }); say(''); });
-  $('step').onclick = () => act(async () => { const r = await api('POST', `/api/games/${state.id}/step`); setState(r); say(`Computer played ${r.computer_move.toUpperCase()}.`); });
-  $('hint').onclick = () => act(async () => {
+  // With no game (the new-game dialog closed), these buttons are disabled; a stray event does
+  // nothing.
+  const onGame = (fn) => () => { if (state && !state.online) return act(fn); return undefined; };
+  $('undo').onclick = onGame(async () => { setState(await api('POST', `/api/games/${state.id}/undo`), { quiet: true }); say('Move taken back.'); });
+  $('redo').onclick = onGame(async () => { setState(await api('POST', `/api/games/${state.id}/redo`), { quiet: true }); say(''); });
+  $('step').onclick = onGame(async () => { const r = await api('POST', `/api/games/${state.id}/step`); setState(r, { quiet: true }); sound('stone'); say(r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : ''); });
+  $('hint').onclick = onGame(async () => {
     const h = await api('POST', `/api/games/${state.id}/hint`);
     hintAt = h.point; render();
     say(`Hint: ${h.move.toUpperCase()} (${h.score}).`);
   });
   $('resign').onclick = () => {
-    if (!confirm('Resign this game?')) return;
+    if (!state || !confirm('Resign this game?')) return;
     act(async () => setState(await api('POST', `/api/games/${state.id}/resign`)));
   };
   $('draw').onclick = () => {
+    if (!state) return;
     if (state.opponent === 'friend') {
       if (!confirm('Does the other player accept a draw?')) return;
       act(async () => { const r = await api('POST', `/api/games/${state.id}/draw`, { agreed: true }); setState(r.state); say(r.message); });
@@ -633,20 +718,34 @@ function wire() {
       act(async () => { const r = await api('POST', `/api/games/${state.id}/draw`); setState(r.state); say(r.message); });
     }
   };
-  const go = (ply) => act(async () => { setState(await api('POST', `/api/games/${state.id}/goto`, { ply }), { quiet: true }); });
+  // Replay is read-only: it shows an earlier position and never changes the game; "Continue
+  // from here" starts a new game from the position shown.
+  const at = () => (viewPly === null ? state.moves.length : viewPly);
+  const go = (ply) => {
+    if (!state || state.online) return;
+    ply = Math.max(0, Math.min(allPoints().length, ply));
+    viewPly = ply === state.moves.length ? null : ply;
+    pending = null;
+    render();
+  };
   $('first').onclick = () => go(0);
-  $('back').onclick = () => go(Math.max(0, state.moves.length - 1));
-  $('forward').onclick = () => go(Math.min(state.moves.length + state.redo.length, state.moves.length + 1));
-  $('last').onclick = () => go(state.moves.length + state.redo.length);
-  $('slider').onchange = () => go(Number($('slider').value));
+  $('back').onclick = () => state && go(at() - 1);
+  $('forward').onclick = () => state && go(at() + 1);
+  $('last').onclick = () => state && go(state.moves.length);
+  $('slider').oninput = () => go(Number($('slider').value));
   $('moves').onclick = (e) => { const li = e.target.closest('li'); if (li) go(Number(li.dataset.ply)); };
+  $('continue').onclick = onGame(async () => {
+    const r = await api('POST', `/api/games/${state.id}/continue`, { ply: at() });
+    switchTo(r);
+    say(`A new game from move ${r.moves.length}; the game before is kept as it was.`);
+  });
   for (const id of ['opt-numbers', 'opt-coords', 'opt-confirm']) {
     $(id).checked = store.get(id, $(id).checked);
     $(id).onchange = () => { store.set(id, $(id).checked); pending = null; render(); };
   }
   $('mute').onclick = () => { store.set('muted', !store.get('muted', false)); renderMute(); };
   renderMute();
-  $('analyse').onclick = analyse;
+  $('analyse').onclick = () => { if (state) analyse(); };
   $('download').onclick = () => {
     if (!state) return;
     const a = document.createElement('a');
@@ -663,6 +762,7 @@ function wire() {
   };
   $('paste-load').onclick = () => importRecord($('paste-text').value);
   $('share').onclick = async () => {
+    if (!state || state.online) { $('share-link').hidden = true; say('There is no game to share yet.', true); return; }
     const link = location.origin + '/' + shareHash();
     $('share-link').hidden = false; $('share-link').value = link; $('share-link').select();
     try { await navigator.clipboard.writeText(link); say('Share link copied.'); } catch { say('Copy the link below.'); }
@@ -688,7 +788,8 @@ const onlineHost = {
       // stays on the server, so the local page finds it again afterwards.
       await settle();
     }
-    state = null; pending = null; geometry = '';
+    unwatch();
+    state = null; pending = null; geometry = ''; viewPly = null;
     document.body.classList.add('online');
     $('panel').hidden = true;
     $('online-panel').hidden = false;
@@ -709,6 +810,7 @@ const onlineHost = {
 async function init() {
   online = createOnline(onlineHost);
   wire();
+  updateButtons();
   loadForm();
   const onlineId = onlineHashId();
   if (onlineId) { await online.open(onlineId); return; }
@@ -720,9 +822,19 @@ async function startLocal() {
   let resumed = null;
   const id = store.get('game', null);
   if (id) { try { resumed = await api('GET', `/api/games/${id}`); } catch { /* gone */ } }
-  const hash = decodeURIComponent(location.hash);
+  // A hand-typed or damaged address (`#%`) is not a share link; it must not stop the page.
+  let hash = location.hash;
+  try { hash = decodeURIComponent(hash); } catch { /* kept as it is */ }
   const linked = new URLSearchParams(location.hash.slice(1)).has('moves');
-  if (resumed && (!linked || shareHash(resumed) === hash)) { setState(resumed, { quiet: true }); autoplay(); return; }
+  // The address this page wrote for the game may be a move behind it (the computer replied
+  // meanwhile, or another tab played): that is still this game, not a position to copy.
+  const earlier = (r) => {
+    const mine = shareHash({ ...r, moves: [] });
+    if (!hash.startsWith(mine)) return false;
+    const listed = hash.slice(mine.length);
+    return !listed || (r.moves.join(r.width ? ',' : ';') + (r.width ? ',' : ';')).startsWith(listed + (r.width ? ',' : ';'));
+  };
+  if (resumed && (!linked || shareHash(resumed) === hash || earlier(resumed))) { setState(resumed, { quiet: true }); autoplay(); return; }
   if (linked && await fromHash().then(() => !!state, () => false)) return;
   $('new-game-dialog').showModal();
 }

@@ -125,7 +125,7 @@ async fn record(
 /// `Origin` names the host the request was sent to), or a program, which sends no `Origin`.
 /// Another site's page could otherwise act with a token it got hold of, or watch on a visitor's
 /// behalf.
-fn same_origin(headers: &HeaderMap) -> bool {
+pub(crate) fn same_origin(headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };

@@ -20,6 +20,7 @@ use sqlx::sqlite::SqlitePool;
 use tokio::sync::mpsc;
 
 pub use http::router;
+pub(crate) use http::same_origin;
 
 use crate::error::ApiError;
 use actor::{Actor, Cmd, Connected, Failed, JoinError, Reply};

@@ -816,10 +816,13 @@ impl Table {
         }
         self.seq += 1;
         if !matches!(stored.event, Event::Chat(_) | Event::Rematch { .. }) {
-            // The clocks as stored; the seat to act (if any) starts thinking now.
+            // The clocks as stored; the seat to act (if any) starts thinking now. Nobody's
+            // clock runs before the first stone (as on the big online sites): black's time
+            // does not go while it waits for the opponent to arrive or to settle.
             self.clocks.left = stored.clocks;
             self.clocks.running = match self.clocks.spec {
                 ClockSpec::None => None,
+                _ if self.game.moves().is_empty() => None,
                 _ => self.actor().map(|s| (s, now)),
             };
         }
@@ -1042,6 +1045,10 @@ mod tests {
             increment_ms: 1_000,
         };
         let (mut t, t0) = table("free", clock);
+        // No clock runs before the first stone, which is not timed: 10 s + 1 s for the first
+        // player after it; the second untouched.
+        assert_eq!(t.state(t0, [true, true], 0).running, None);
+        assert!(t.check_time(t0 + Duration::from_millis(60_000)).is_none());
         let d = t
             .act(
                 Seat::First,
@@ -1049,8 +1056,7 @@ mod tests {
                 t0 + Duration::from_millis(3_000),
             )
             .expect("move");
-        // 10 s − 3 s + 1 s for the first player; the second untouched.
-        assert_eq!(d.stored[0].clocks, [8_000, 10_000]);
+        assert_eq!(d.stored[0].clocks, [11_000, 10_000]);
         let t1 = t0 + Duration::from_millis(3_000);
         assert_eq!(t.deadline(), Some(t1 + Duration::from_millis(10_000)));
         assert!(t.check_time(t1 + Duration::from_millis(9_999)).is_none());
