@@ -24,6 +24,8 @@
 //! ```
 
 pub mod bench;
+#[doc(hidden)]
+pub mod features;
 mod level;
 mod pattern;
 mod position;

@@ -47,7 +47,10 @@ pub enum Pat {
     Overline = 9,
 }
 
-const PATS: [Pat; 10] = [
+/// Number of [`Pat`] kinds.
+pub(crate) const PATS: usize = 10;
+
+const PAT_OF: [Pat; PATS] = [
     Pat::None,
     Pat::Two,
     Pat::TwoOpen,
@@ -125,7 +128,7 @@ impl PatTable {
             v = b | wh << 4;
             slot.store(v, Ordering::Relaxed);
         }
-        [PATS[(v & 15) as usize], PATS[(v >> 4) as usize]]
+        [PAT_OF[(v & 15) as usize], PAT_OF[(v >> 4) as usize]]
     }
 }
 

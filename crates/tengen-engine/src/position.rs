@@ -4,10 +4,9 @@
 
 use tengen_rules::{Board, BoardSize, Color, MAX_UNBOUNDED_COORD, Point, Rule};
 
-use crate::pattern::{BLACK, EDGE, EMPTY, FiveKind, KEYS, Pat, PatTable, REACH, WHITE, shift};
-
-/// Weight of each line pattern in the evaluation, by `Pat as usize`.
-const WEIGHT: [i32; 10] = [0, 2, 6, 6, 20, 24, 60, 80, 160, 0];
+use crate::pattern::{
+    BLACK, EDGE, EMPTY, FiveKind, KEYS, PATS, Pat, PatTable, REACH, WHITE, shift,
+};
 
 /// A stone put, the counters before it, and where its changes start in the undo logs.
 #[derive(Clone, Debug)]
@@ -16,7 +15,7 @@ struct Frame {
     colour: Color,
     pats: u32,
     combos: u32,
-    score: [i32; 2],
+    pat_counts: [[i32; PATS]; 2],
     fives: [u32; 2],
     fours: [u32; 2],
     open_fours: [u32; 2],
@@ -140,8 +139,9 @@ pub(crate) struct Position {
     /// that move generation costs the same on 15x15 and 100x100.
     near_list: Vec<Sq>,
     near_index: Vec<u32>,
-    /// Sum of pattern weights over empty cells, per colour: the evaluation's raw material.
-    score: [i32; 2],
+    /// Per colour, how many (empty cell, direction) pairs hold each pattern: the evaluation's
+    /// raw material.
+    pat_counts: [[i32; PATS]; 2],
     /// Per colour, how many (empty cell, direction) pairs make a five, and a four: a zero lets
     /// threat searches stop without looking at a single cell.
     fives: [u32; 2],
@@ -210,7 +210,13 @@ impl Position {
             near: vec![0; n],
             near_list: Vec::new(),
             near_index: vec![u32::MAX; n],
-            score: [0; 2],
+            // Every cell's four lines start with nothing.
+            pat_counts: {
+                let mut counts = [[0; PATS]; 2];
+                counts[0][Pat::None as usize] = (n * 4) as i32;
+                counts[1][Pat::None as usize] = (n * 4) as i32;
+                counts
+            },
             fives: [0; 2],
             fours: [0; 2],
             open_fours: [0; 2],
@@ -372,7 +378,7 @@ impl Position {
         ]
     }
 
-    /// Recomputes the patterns of the empty `sq` along `d`, keeping the score sums.
+    /// Recomputes the patterns of the empty `sq` along `d`, keeping the counts.
     #[inline]
     fn set_pats(&mut self, sq: Sq, d: usize) {
         let key = self.keys[sq * 4 + d];
@@ -385,7 +391,8 @@ impl Position {
                 continue;
             }
             self.undo_pats.push((slot as u32, old));
-            self.score[c] += WEIGHT[new as usize] - WEIGHT[old as usize];
+            self.pat_counts[c][old as usize] -= 1;
+            self.pat_counts[c][new as usize] += 1;
             self.count(c, old, -1);
             self.count(c, new, 1);
             // Only open threes and up (and overlines) take part in a combination.
@@ -420,7 +427,8 @@ impl Position {
                 let slot = (sq * 2 + c) * 4 + d;
                 let old = std::mem::replace(&mut self.pats[slot], Pat::None);
                 self.undo_pats.push((slot as u32, old));
-                self.score[c] -= WEIGHT[old as usize];
+                self.pat_counts[c][old as usize] -= 1;
+                self.pat_counts[c][Pat::None as usize] += 1;
                 self.count(c, old, -1);
             }
             let old = std::mem::replace(&mut self.combos[sq * 2 + c], Combo::None);
@@ -473,10 +481,10 @@ impl Position {
         self.frames.last().map(|f| f.sq)
     }
 
-    /// Sum of pattern weights of `c` over the empty cells.
+    /// How many (empty cell, direction) pairs give `c` each pattern, by `Pat as usize`.
     #[inline]
-    pub(crate) fn score(&self, c: Color) -> i32 {
-        self.score[ci(c)]
+    pub(crate) fn pat_counts(&self, c: Color) -> &[i32; PATS] {
+        &self.pat_counts[ci(c)]
     }
 
     /// Fills `out` with the empty cells near stones: the candidate moves.
@@ -492,7 +500,7 @@ impl Position {
             colour: c,
             pats: self.undo_pats.len() as u32,
             combos: self.undo_combos.len() as u32,
-            score: self.score,
+            pat_counts: self.pat_counts,
             fives: self.fives,
             fours: self.fours,
             open_fours: self.open_fours,
@@ -537,7 +545,7 @@ impl Position {
         for (slot, old) in self.undo_combos.drain(frame.combos as usize..).rev() {
             self.combos[slot as usize] = old;
         }
-        self.score = frame.score;
+        self.pat_counts = frame.pat_counts;
         self.fives = frame.fives;
         self.fours = frame.fours;
         self.open_fours = frame.open_fours;
@@ -706,9 +714,15 @@ mod tests {
                     "{rule:?} combinations after step {step}"
                 );
                 assert_eq!(
-                    (pos.score, pos.fives, pos.fours, pos.open_fours, pos.hash()),
                     (
-                        fresh.score,
+                        pos.pat_counts,
+                        pos.fives,
+                        pos.fours,
+                        pos.open_fours,
+                        pos.hash()
+                    ),
+                    (
+                        fresh.pat_counts,
                         fresh.fives,
                         fresh.fours,
                         fresh.open_fours,

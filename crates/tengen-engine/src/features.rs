@@ -1,0 +1,62 @@
+//! The evaluation's features of a position, for fitting its weights to game results
+//! (`scripts/tune`). Not part of the engine's API.
+
+use tengen_rules::{Board, Color, Rule};
+
+use crate::pattern::Pat;
+use crate::position::{Combo, Position};
+
+/// Names of the values [`features`] returns, in order.
+pub const NAMES: [&str; 17] = [
+    "own_two",
+    "own_two_open",
+    "own_three",
+    "own_three_open",
+    "own_four",
+    "own_four_double",
+    "own_four_open",
+    "opp_two",
+    "opp_two_open",
+    "opp_three",
+    "opp_three_open",
+    "opp_four",
+    "opp_four_double",
+    "opp_four_open",
+    "fork_to_make",
+    "forks_against",
+    "own_four_in_hand",
+];
+
+/// The side to move's evaluation features: per colour, how many (empty cell, direction) pairs
+/// hold each pattern from a two to a straight four, then the threat terms. `None` when the
+/// position is not quiet (a five or a straight four to make): the search, not the
+/// evaluation, decides those.
+///
+/// ```
+/// use tengen_rules::{Board, BoardSize, Color, Rule};
+/// let board = Board::new(BoardSize::STANDARD);
+/// let f = tengen_engine::features::features(&board, Rule::Renju, Color::Black).unwrap();
+/// assert_eq!(f.len(), tengen_engine::features::NAMES.len());
+/// ```
+pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
+    let pos = Position::new(board, rule, side);
+    let me = side;
+    let op = me.opponent();
+    if pos.has_five(me)
+        || pos.has_five(op)
+        || pos.may_have_open_four(me)
+        || pos.combo_count(me, Combo::FlexFour) > 0
+    {
+        return None;
+    }
+    let mut f = Vec::with_capacity(NAMES.len());
+    for c in [me, op] {
+        let counts = pos.pat_counts(c);
+        f.extend((Pat::Two as usize..=Pat::FourOpen as usize).map(|p| counts[p]));
+    }
+    let forks = |c| pos.combo_count(c, Combo::DoubleThree) + pos.combo_count(c, Combo::FourThree);
+    f.push((!pos.may_have_four(op) && forks(me) > 0) as i32);
+    f.push(forks(op).min(3) as i32);
+    f.push(pos.may_have_four(me) as i32);
+    Some(f)
+}
