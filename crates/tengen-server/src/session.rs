@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tengen_engine::{Level, Score, TimeControl};
+use tengen_engine::{Level, Score, ThreatKind, TimeControl};
 use tengen_rules::{
     BoardSize, Choice, Color, EndReason, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point,
     Rule, Seat, point_name,
@@ -422,6 +422,8 @@ pub struct State {
     pub last_move: Option<[i32; 2]>,
     /// Black's forbidden points now (renju, black to move).
     pub forbidden: Vec<ForbiddenPoint>,
+    /// The threats of the player who is not to move, which the one to move must answer.
+    pub threats: Vec<ThreatPoint>,
     /// Whether undo can take something back.
     pub can_undo: bool,
     /// The clock, if any.
@@ -449,6 +451,41 @@ pub struct ForbiddenPoint {
     pub name: String,
     /// `double_three`, `double_four` or `overline`.
     pub kind: &'static str,
+}
+
+/// A point where the player who is not to move would make a five (`kind` `five`: it has a
+/// four) or a straight four (`open_four`: it has an open three, split ones included).
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreatPoint {
+    /// Column from the left.
+    pub x: i32,
+    /// Row from the top.
+    pub y: i32,
+    /// Its name, `h8`.
+    pub name: String,
+    /// `five` or `open_four`.
+    pub kind: &'static str,
+}
+
+/// The threats of the player who is not to move (none once the game is over), from the
+/// engine's own patterns, so the page and the engine see the same threats.
+pub fn threats_against(game: &Game) -> Vec<ThreatPoint> {
+    let Some(to_move) = game.to_move() else {
+        return Vec::new();
+    };
+    let size = game.board().size();
+    tengen_engine::threat_points(game.board(), game.rule(), to_move.opponent())
+        .into_iter()
+        .map(|(p, k)| ThreatPoint {
+            x: p.x,
+            y: p.y,
+            name: point_name(size, p),
+            kind: match k {
+                ThreatKind::Five => "five",
+                ThreatKind::OpenFour => "open_four",
+            },
+        })
+        .collect()
 }
 
 /// The clock as the page shows it.
@@ -1133,6 +1170,7 @@ impl Session {
                 .unwrap_or_default(),
             last_move: g.last_move().map(xy),
             forbidden,
+            threats: threats_against(g),
             can_undo,
             clock,
             assisted: self.assisted,
@@ -1188,6 +1226,22 @@ mod tests {
         s.apply_live(&Event::Redo).expect("redo");
         assert_eq!(s.game.moves().len(), 4);
         assert!(s.apply_live(&Event::Redo).is_err());
+    }
+
+    #[test]
+    fn the_state_lists_the_threats_the_player_to_move_must_answer() {
+        let mut s = Session::new("g".into(), setup(Opponent::Friend), 1);
+        // Black h8, j8, k8 (a split three), white far away: white to move must answer at i8.
+        for e in [mv(7, 7), mv(0, 0), mv(9, 7), mv(0, 14), mv(10, 7)] {
+            s.apply_live(&e).expect("legal");
+        }
+        let t = s.state().threats;
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert_eq!((t[0].name.as_str(), t[0].kind), ("i8", "open_four"));
+        // White's own stones threaten nothing; after white's reply it is black's turn, and
+        // white's (none) are listed.
+        s.apply_live(&mv(8, 7)).expect("legal");
+        assert!(s.state().threats.is_empty());
     }
 
     #[test]
