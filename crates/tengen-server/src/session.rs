@@ -176,6 +176,10 @@ pub struct Session {
     pub started: Instant,
     /// When the session was last used.
     pub touched: Instant,
+    /// Undos applied (each takes back one or more actions), for the end-of-game summary.
+    pub undos: u32,
+    /// How long the game lasted, from its start to its end, once it is over.
+    pub ended: Option<Duration>,
     /// Events stored so far.
     pub seq: u64,
     /// The computer waits for `step` (an imported or continued position is looked at first).
@@ -196,6 +200,8 @@ pub struct Snapshot {
     assisted: bool,
     held: bool,
     clock: Option<Clock>,
+    undos: u32,
+    ended: Option<Duration>,
 }
 
 /// One stored change to a game: the event log replays into the game exactly.
@@ -430,6 +436,8 @@ pub struct State {
     pub clock: Option<ClockState>,
     /// Whether moves were taken back or hints asked for.
     pub assisted: bool,
+    /// Once the game is over: its moves, how long it lasted and the undos used.
+    pub summary: Option<Summary>,
     /// What the game waits for (none when it is over).
     pub pending: Option<PendingState>,
     /// The human's seat against the computer: `first` (chose black, places the first stones)
@@ -486,6 +494,17 @@ pub fn threats_against(game: &Game) -> Vec<ThreatPoint> {
             },
         })
         .collect()
+}
+
+/// A finished game in figures, for the end-of-game summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Stones on the board.
+    pub moves: usize,
+    /// From the game's start to its end.
+    pub duration_ms: u64,
+    /// Undos used.
+    pub undos: u32,
 }
 
 /// The clock as the page shows it.
@@ -618,6 +637,8 @@ impl Session {
             recorded: false,
             started: Instant::now(),
             touched: Instant::now(),
+            undos: 0,
+            ended: None,
             seq: 0,
             held: false,
             driving: Arc::new(AtomicBool::new(false)),
@@ -695,6 +716,8 @@ impl Session {
             assisted: self.assisted,
             held: self.held,
             clock: self.clock.clone(),
+            undos: self.undos,
+            ended: self.ended,
         }
     }
 
@@ -702,6 +725,7 @@ impl Session {
     pub fn restore(&mut self, s: Snapshot) {
         (self.game, self.redo, self.assisted, self.held, self.clock) =
             (s.game, s.redo, s.assisted, s.held, s.clock);
+        (self.undos, self.ended) = (s.undos, s.ended);
     }
 
     /// The readings to store with an event: time left for black and white.
@@ -753,12 +777,19 @@ impl Session {
             self.redo.clone(),
             self.assisted,
             self.held,
+            self.undos,
         );
         if let Err(e) = self.apply_event(ev) {
-            (self.game, self.redo, self.assisted, self.held) = trial;
+            (self.game, self.redo, self.assisted, self.held, self.undos) = trial;
             return Err(e);
         }
         let over = self.game.outcome().is_some();
+        self.ended = match (over, self.ended) {
+            (true, None) => Some(self.started.elapsed()),
+            (true, kept) => kept,
+            // An undo of a five reopens the game.
+            (false, _) => None,
+        };
         if let Some(clock) = &mut self.clock {
             match (ev, mover) {
                 (Event::Timeout { .. }, Some(c)) => clock.stop(c, runs, true),
@@ -819,7 +850,10 @@ impl Session {
                 self.choose(parse_choice(choice)?)?;
                 self.redo.clear();
             }
-            Event::Undo => self.undo()?,
+            Event::Undo => {
+                self.undo()?;
+                self.undos += 1;
+            }
             Event::Redo => self.redo()?,
             Event::Resign { color } => self.game.resign(parse_color(color)?).map_err(conflict)?,
             Event::Draw => self.game.agree_draw().map_err(conflict)?,
@@ -1174,6 +1208,16 @@ impl Session {
             can_undo,
             clock,
             assisted: self.assisted,
+            summary: outcome.map(|_| Summary {
+                moves: g.moves().len(),
+                duration_ms: u64::try_from(
+                    self.ended
+                        .unwrap_or_else(|| self.started.elapsed())
+                        .as_millis(),
+                )
+                .unwrap_or(u64::MAX),
+                undos: self.undos,
+            }),
             pending: self.pending_state(),
             human_seat: match self.human_seat() {
                 Seat::First => "first",
@@ -1242,6 +1286,33 @@ mod tests {
         // white's (none) are listed.
         s.apply_live(&mv(8, 7)).expect("legal");
         assert!(s.state().threats.is_empty());
+    }
+
+    #[test]
+    fn a_finished_game_is_summed_up_with_its_undos() {
+        let mut s = Session::new("g".into(), setup(Opponent::Friend), 1);
+        for e in [mv(7, 7), mv(7, 8), mv(0, 0), Event::Undo, mv(8, 7)] {
+            s.apply_live(&e).expect("legal");
+        }
+        assert!(
+            s.state().summary.is_none(),
+            "no summary while the game goes on"
+        );
+        for e in [
+            mv(8, 8),
+            mv(9, 7),
+            mv(9, 8),
+            mv(10, 7),
+            mv(10, 8),
+            mv(11, 7),
+        ] {
+            s.apply_live(&e).expect("legal");
+        }
+        let sum = s.state().summary.expect("over");
+        assert_eq!((sum.moves, sum.undos), (9, 1));
+        // Taking back the five reopens the game: no summary again.
+        s.apply_live(&Event::Undo).expect("undo");
+        assert!(s.state().summary.is_none());
     }
 
     #[test]
