@@ -19,9 +19,10 @@ try {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: 'light' });
   await page.goto(server.url + '/');
-  // A renju game between friends: black's open three is marked as a threat for white.
+  // A renju game between friends: white's split three is marked for black, at its gap.
   await newGame(page, { opponent: 'friend', rule: 'renju' });
-  await play(['h8', 'i9', 'i8', 'g8', 'j7', 'j9', 'k9', 'h9', 'g9', 'k6', 'j8']);
+  await play(['h8', 'g7', 'i9', 'h7', 'j10', 'j7']);
+  await page.mouse.move(0, 0);
   await page.evaluate(() => { document.getElementById('moves-panel').open = true; });
   await shot('desktop.png');
   await page.setViewportSize({ width: 390, height: 844 });
@@ -35,6 +36,7 @@ try {
   await newGame(page, { opponent: 'friend', size: 'custom', custom: '100x100' });
   await play(['ax50', 'ay51', 'aw49', 'av48', 'ay49', 'ax49', 'aw50', 'az51']);
   await page.click('#zoom-last');
+  await page.mouse.move(0, 0);
   await page.waitForTimeout(200);
   await shot('100x100-zoomed.png');
   console.log(`screenshots written to ${OUT}`);

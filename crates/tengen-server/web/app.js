@@ -242,6 +242,8 @@ function render() {
   if (last && live && userView && followed !== `${state.id}:${last}` && !inView(last)) centreOn(last[0], last[1]);
   if (last) followed = `${state.id}:${last}`;
   drawStones();
+  // The hover shadow belongs to the position before: hidden until the pointer moves again.
+  $('ghost').setAttribute('visibility', 'hidden');
   const marks = $('marks'), overlay = $('overlay');
   marks.replaceChildren(); overlay.replaceChildren();
   const numbers = $('opt-numbers').checked;
