@@ -526,7 +526,7 @@ async function playAt(x, y) {
   await act(async () => {
     const name = pointName(x, y);
     // Show the stone at once; the server's answer replaces the board.
-    const optimistic = { ...state, points: state.points.concat([[x, y]]), moves: state.moves.concat([name]), last_move: [x, y], forbidden: [], computer_to_move: state.opponent === 'computer' };
+    const optimistic = { ...state, points: state.points.concat([[x, y]]), moves: state.moves.concat([name]), last_move: [x, y], forbidden: [], threats: [], computer_to_move: state.opponent === 'computer' };
     if (state.opponent === 'computer') { optimistic.status = 'Computer thinking…'; state = optimistic; render(); }
     say('');
     // The answer does not wait for the computer: its move arrives over the game's WebSocket.

@@ -245,6 +245,7 @@ export function createOnline(host) {
       winning_line: [],
       winning_lines: s.outcome ? s.outcome.lines || [] : [],
       forbidden: (s.forbidden || []).map((f) => ({ ...f, name: pointName(s, f.x, f.y) })),
+      threats: (s.threats || []).map((t) => ({ ...t, name: pointName(s, t.x, t.y) })),
     });
     renderPanel();
     if (before && before.id === s.id) {
