@@ -144,12 +144,31 @@ export async function newGame(page, { opponent = 'friend', level = 'beginner', r
   await page.selectOption('select[name=clock]', clock);
   if (clock !== 'none') await page.fill('input[name=clock_time]', clockTime);
   await page.click('#start');
-  await page.waitForFunction(() => !document.getElementById('new-game-dialog').open && document.querySelector('#board .pt'));
+  await page.waitForFunction(() => !document.getElementById('new-game-dialog').open && document.querySelector('#board #hit'));
   await waitIdle(page);
 }
 
-export async function clickPoint(page, name) {
-  await page.click(`#board .pt[aria-label="${name.toUpperCase()}"]`);
+// Where point `name` (h8, or x,y on the unbounded board) is on the screen.
+export async function pointOnScreen(page, name) {
+  return page.evaluate((n) => {
+    const svg = document.getElementById('board');
+    const h = Number(svg.dataset.height || 0), step = Number(svg.dataset.step);
+    let x, y;
+    const m = /^([a-z]+)(\d+)$/i.exec(n);
+    if (h && m) {
+      x = 0;
+      for (const ch of m[1].toLowerCase()) x = x * 26 + (ch.charCodeAt(0) - 96);
+      x -= 1; y = h - Number(m[2]);
+    } else [x, y] = n.split(',').map(Number);
+    const p = new DOMPoint(x * step, y * step).matrixTransform(svg.getScreenCTM());
+    return { x: p.x, y: p.y, cell: step * svg.getScreenCTM().a };
+  }, name);
+}
+
+// Clicks point `name`, or `off` of a cell away from it (the nearest point takes the click).
+export async function clickPoint(page, name, off = { x: 0, y: 0 }) {
+  const p = await pointOnScreen(page, name);
+  await page.mouse.click(p.x + off.x * p.cell, p.y + off.y * p.cell);
 }
 
 export async function status(page) {

@@ -93,6 +93,10 @@ test('two people play online through the invitation link while a third watches',
   await bob.click('#start');
   await bob.waitForFunction(() => document.getElementById('status').textContent === 'Black to move');
   await bob.goto(invite);
+  // He is asked before taking the seat, his name offered.
+  await bob.waitForSelector('#join-dialog[open]');
+  assert.equal(await bob.inputValue('#join-name'), 'Bob');
+  await bob.click('#join-play');
   await waitText(bob, 'online-role', /^You are white$/);
   await waitText(bob, 'online-status', /^Black to move \(Alice\)$/);
   await waitText(alice, 'online-status', /^Your move \(black\)$/);
@@ -259,6 +263,7 @@ async function play2(page, other, at, n) {
 test('a swap2 opening online: the first player places three stones, the second takes a colour', async () => {
   const invite = await createOnline(alice, { name: 'Alice', opening: 'swap2' });
   await bob.goto(invite);
+  await bob.click('#join-play');
   await waitText(bob, 'online-role', /^You are the second player \(colours not settled yet\)$/);
   await waitText(alice, 'online-role', /^You are the first player \(colours not settled yet\)$/);
   await waitText(alice, 'online-status', /^Place opening stone 1 \(black\)$/);
@@ -308,6 +313,7 @@ test('a player gone past the grace period loses to a claim', async () => {
     await one.goto(short.url + '/');
     const invite = await createOnline(one, { name: 'Una' });
     await two.goto(invite);
+    await two.click('#join-play');
     await waitText(one, 'online-status', /^Your move \(black\)$/);
     assert.equal(await one.isDisabled('#online-claim'), true);
     await play2(one, two, 'h8', 1);

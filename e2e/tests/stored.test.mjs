@@ -167,7 +167,7 @@ test('defect 8: with no game, undo and share do nothing wrong, and a broken addr
   fresh.on('dialog', (d) => d.accept());
   // A damaged address: the page still starts (here with the game it remembers).
   await fresh.goto(server.url + '/#%');
-  await fresh.waitForFunction(() => document.getElementById('new-game-dialog').open || document.querySelector('#board .pt'));
+  await fresh.waitForFunction(() => document.getElementById('new-game-dialog').open || document.querySelector('#board #hit'));
   await waitIdle(fresh);
   // No game at all: the page starts with the new-game dialog; cancelled, it shows no game.
   await fresh.evaluate(() => localStorage.removeItem('tengen.game'));

@@ -290,6 +290,67 @@ impl Engine {
     }
 }
 
+/// What a threat point threatens: the move `color` would make there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ThreatKind {
+    /// A five: `color` has a four, and this point must be taken at once.
+    Five,
+    /// A straight four: `color` has an open three (split ones included), and unless it is
+    /// answered (here, or at another defence of the three) it wins.
+    OpenFour,
+}
+
+/// The points where `color` would make a five or a straight four on `board` under `rule`: the
+/// threats a player must answer, which the web app draws for the opponent of the side to
+/// move. Black's forbidden points under renju are left out (a three that can only become a
+/// straight four through one is no threat), and the patterns are the search's own, so this
+/// agrees with what the engine sees. Sorted by row, then column. It reads the position only: no
+/// search, no evaluation.
+///
+/// ```
+/// use tengen_engine::{ThreatKind, threat_points};
+/// use tengen_rules::{Board, Color, Point, Rule};
+/// // Black's split three on the middle row: only the gap makes a straight four.
+/// let board = Board::from_rows(&[
+///     ".........",
+///     ".........",
+///     ".........",
+///     ".........",
+///     "..X.XX...",
+///     ".........",
+///     ".........",
+///     ".........",
+///     ".........",
+/// ])?;
+/// let threats = threat_points(&board, Rule::Freestyle, Color::Black);
+/// assert_eq!(threats, vec![(Point::new(3, 4), ThreatKind::OpenFour)]);
+/// assert!(threat_points(&board, Rule::Freestyle, Color::White).is_empty());
+/// # Ok::<(), tengen_rules::RowsError>(())
+/// ```
+pub fn threat_points(board: &Board, rule: Rule, color: Color) -> Vec<(Point, ThreatKind)> {
+    let mut pos = Position::new(board, rule, color);
+    let mut cells = Vec::new();
+    // A five or straight-four point is next to a stone of the line, so the cells near stones
+    // (the move generator's candidates) hold every one.
+    pos.empty_near_cells(&mut cells);
+    let mut out: Vec<(Point, ThreatKind)> = cells
+        .into_iter()
+        .filter_map(|sq| {
+            let i = threat::info(&mut pos, sq, color);
+            let kind = if i.five {
+                ThreatKind::Five
+            } else if i.open_four && !i.forbidden {
+                ThreatKind::OpenFour
+            } else {
+                return None;
+            };
+            Some((pos.point(sq), kind))
+        })
+        .collect();
+    out.sort_by_key(|(p, _)| (p.y, p.x));
+    out
+}
+
 impl SearchResult {
     fn with_depth(mut self, s: &Searcher<'_>) -> SearchResult {
         self.depth = s.completed_depth;

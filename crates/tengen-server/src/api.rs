@@ -126,6 +126,12 @@ impl AppState {
                 s.replay(&ev, *clocks)
                     .map_err(|e| format!("event {}: {e}", i + 1))?;
             }
+            // A finished game ended with its last stored event.
+            if s.game.outcome().is_some() {
+                s.ended = Some(Duration::from_millis(
+                    stored.last_ms.saturating_sub(stored.created_ms),
+                ));
+            }
             Ok(s)
         };
         // A bug the stored events run into must not take the server down with it.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tengen_engine::{Level, Score, TimeControl};
+use tengen_engine::{Level, Score, ThreatKind, TimeControl};
 use tengen_rules::{
     BoardSize, Choice, Color, EndReason, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point,
     Rule, Seat, point_name,
@@ -176,6 +176,10 @@ pub struct Session {
     pub started: Instant,
     /// When the session was last used.
     pub touched: Instant,
+    /// Undos applied (each takes back one or more actions), for the end-of-game summary.
+    pub undos: u32,
+    /// How long the game lasted, from its start to its end, once it is over.
+    pub ended: Option<Duration>,
     /// Events stored so far.
     pub seq: u64,
     /// The computer waits for `step` (an imported or continued position is looked at first).
@@ -196,6 +200,8 @@ pub struct Snapshot {
     assisted: bool,
     held: bool,
     clock: Option<Clock>,
+    undos: u32,
+    ended: Option<Duration>,
 }
 
 /// One stored change to a game: the event log replays into the game exactly.
@@ -422,12 +428,16 @@ pub struct State {
     pub last_move: Option<[i32; 2]>,
     /// Black's forbidden points now (renju, black to move).
     pub forbidden: Vec<ForbiddenPoint>,
+    /// The threats of the player who is not to move, which the one to move must answer.
+    pub threats: Vec<ThreatPoint>,
     /// Whether undo can take something back.
     pub can_undo: bool,
     /// The clock, if any.
     pub clock: Option<ClockState>,
     /// Whether moves were taken back or hints asked for.
     pub assisted: bool,
+    /// Once the game is over: its moves, how long it lasted and the undos used.
+    pub summary: Option<Summary>,
     /// What the game waits for (none when it is over).
     pub pending: Option<PendingState>,
     /// The human's seat against the computer: `first` (chose black, places the first stones)
@@ -449,6 +459,52 @@ pub struct ForbiddenPoint {
     pub name: String,
     /// `double_three`, `double_four` or `overline`.
     pub kind: &'static str,
+}
+
+/// A point where the player who is not to move would make a five (`kind` `five`: it has a
+/// four) or a straight four (`open_four`: it has an open three, split ones included).
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreatPoint {
+    /// Column from the left.
+    pub x: i32,
+    /// Row from the top.
+    pub y: i32,
+    /// Its name, `h8`.
+    pub name: String,
+    /// `five` or `open_four`.
+    pub kind: &'static str,
+}
+
+/// The threats of the player who is not to move (none once the game is over), from the
+/// engine's own patterns, so the page and the engine see the same threats.
+pub fn threats_against(game: &Game) -> Vec<ThreatPoint> {
+    let Some(to_move) = game.to_move() else {
+        return Vec::new();
+    };
+    let size = game.board().size();
+    tengen_engine::threat_points(game.board(), game.rule(), to_move.opponent())
+        .into_iter()
+        .map(|(p, k)| ThreatPoint {
+            x: p.x,
+            y: p.y,
+            name: point_name(size, p),
+            kind: match k {
+                ThreatKind::Five => "five",
+                ThreatKind::OpenFour => "open_four",
+            },
+        })
+        .collect()
+}
+
+/// A finished game in figures, for the end-of-game summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Stones on the board.
+    pub moves: usize,
+    /// From the game's start to its end.
+    pub duration_ms: u64,
+    /// Undos used.
+    pub undos: u32,
 }
 
 /// The clock as the page shows it.
@@ -581,6 +637,8 @@ impl Session {
             recorded: false,
             started: Instant::now(),
             touched: Instant::now(),
+            undos: 0,
+            ended: None,
             seq: 0,
             held: false,
             driving: Arc::new(AtomicBool::new(false)),
@@ -658,6 +716,8 @@ impl Session {
             assisted: self.assisted,
             held: self.held,
             clock: self.clock.clone(),
+            undos: self.undos,
+            ended: self.ended,
         }
     }
 
@@ -665,6 +725,7 @@ impl Session {
     pub fn restore(&mut self, s: Snapshot) {
         (self.game, self.redo, self.assisted, self.held, self.clock) =
             (s.game, s.redo, s.assisted, s.held, s.clock);
+        (self.undos, self.ended) = (s.undos, s.ended);
     }
 
     /// The readings to store with an event: time left for black and white.
@@ -716,12 +777,19 @@ impl Session {
             self.redo.clone(),
             self.assisted,
             self.held,
+            self.undos,
         );
         if let Err(e) = self.apply_event(ev) {
-            (self.game, self.redo, self.assisted, self.held) = trial;
+            (self.game, self.redo, self.assisted, self.held, self.undos) = trial;
             return Err(e);
         }
         let over = self.game.outcome().is_some();
+        self.ended = match (over, self.ended) {
+            (true, None) => Some(self.started.elapsed()),
+            (true, kept) => kept,
+            // An undo of a five reopens the game.
+            (false, _) => None,
+        };
         if let Some(clock) = &mut self.clock {
             match (ev, mover) {
                 (Event::Timeout { .. }, Some(c)) => clock.stop(c, runs, true),
@@ -782,7 +850,10 @@ impl Session {
                 self.choose(parse_choice(choice)?)?;
                 self.redo.clear();
             }
-            Event::Undo => self.undo()?,
+            Event::Undo => {
+                self.undo()?;
+                self.undos += 1;
+            }
             Event::Redo => self.redo()?,
             Event::Resign { color } => self.game.resign(parse_color(color)?).map_err(conflict)?,
             Event::Draw => self.game.agree_draw().map_err(conflict)?,
@@ -1133,9 +1204,20 @@ impl Session {
                 .unwrap_or_default(),
             last_move: g.last_move().map(xy),
             forbidden,
+            threats: threats_against(g),
             can_undo,
             clock,
             assisted: self.assisted,
+            summary: outcome.map(|_| Summary {
+                moves: g.moves().len(),
+                duration_ms: u64::try_from(
+                    self.ended
+                        .unwrap_or_else(|| self.started.elapsed())
+                        .as_millis(),
+                )
+                .unwrap_or(u64::MAX),
+                undos: self.undos,
+            }),
             pending: self.pending_state(),
             human_seat: match self.human_seat() {
                 Seat::First => "first",
@@ -1188,6 +1270,49 @@ mod tests {
         s.apply_live(&Event::Redo).expect("redo");
         assert_eq!(s.game.moves().len(), 4);
         assert!(s.apply_live(&Event::Redo).is_err());
+    }
+
+    #[test]
+    fn the_state_lists_the_threats_the_player_to_move_must_answer() {
+        let mut s = Session::new("g".into(), setup(Opponent::Friend), 1);
+        // Black h8, j8, k8 (a split three), white far away: white to move must answer at i8.
+        for e in [mv(7, 7), mv(0, 0), mv(9, 7), mv(0, 14), mv(10, 7)] {
+            s.apply_live(&e).expect("legal");
+        }
+        let t = s.state().threats;
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert_eq!((t[0].name.as_str(), t[0].kind), ("i8", "open_four"));
+        // White's own stones threaten nothing; after white's reply it is black's turn, and
+        // white's (none) are listed.
+        s.apply_live(&mv(8, 7)).expect("legal");
+        assert!(s.state().threats.is_empty());
+    }
+
+    #[test]
+    fn a_finished_game_is_summed_up_with_its_undos() {
+        let mut s = Session::new("g".into(), setup(Opponent::Friend), 1);
+        for e in [mv(7, 7), mv(7, 8), mv(0, 0), Event::Undo, mv(8, 7)] {
+            s.apply_live(&e).expect("legal");
+        }
+        assert!(
+            s.state().summary.is_none(),
+            "no summary while the game goes on"
+        );
+        for e in [
+            mv(8, 8),
+            mv(9, 7),
+            mv(9, 8),
+            mv(10, 7),
+            mv(10, 8),
+            mv(11, 7),
+        ] {
+            s.apply_live(&e).expect("legal");
+        }
+        let sum = s.state().summary.expect("over");
+        assert_eq!((sum.moves, sum.undos), (9, 1));
+        // Taking back the five reopens the game: no summary again.
+        s.apply_live(&Event::Undo).expect("undo");
+        assert!(s.state().summary.is_none());
     }
 
     #[test]

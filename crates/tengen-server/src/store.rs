@@ -58,6 +58,9 @@ pub struct LocalGame {
     pub created_ms: u64,
     /// The events in order, each with black's and white's clock after it.
     pub events: Vec<(String, [u64; 2])>,
+    /// When the last event was stored (milliseconds since the Unix epoch; `created_ms` when
+    /// none): a finished game's end.
+    pub last_ms: u64,
 }
 
 /// One stored change of a game in one browser.
@@ -209,7 +212,7 @@ impl Store {
             return Ok(None);
         };
         let events = sqlx::query(
-            "SELECT event, black_ms, white_ms FROM local_events WHERE game_id = ? ORDER BY seq",
+            "SELECT event, black_ms, white_ms, at_ms FROM local_events WHERE game_id = ? ORDER BY seq",
         )
         .bind(id)
         .fetch_all(&self.pool)
@@ -217,9 +220,15 @@ impl Store {
         let ms = |r: &sqlx::sqlite::SqliteRow, k: &str| -> Result<u64, sqlx::Error> {
             Ok(u64::try_from(r.try_get::<i64, _>(k)?).unwrap_or(0))
         };
+        let created_ms = ms(&row, "created_ms")?;
+        let last_ms = match events.last() {
+            Some(r) => ms(r, "at_ms")?,
+            None => created_ms,
+        };
         Ok(Some(LocalGame {
             settings: row.try_get("settings")?,
-            created_ms: ms(&row, "created_ms")?,
+            created_ms,
+            last_ms,
             events: events
                 .iter()
                 .map(|r| {

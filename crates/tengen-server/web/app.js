@@ -59,10 +59,11 @@ function bounds() {
   // Unbounded: the stones' extent plus a margin, at least 15x15 around the origin.
   let x0 = -7, y0 = -7, x1 = 7, y1 = 7;
   for (const [x, y] of state.points.concat(state.redo_points)) {
-    x0 = Math.min(x0, x - 5); y0 = Math.min(y0, y - 5); x1 = Math.max(x1, x + 5); y1 = Math.max(y1, y + 5);
+    if (x - 5 < x0) x0 = x - 5; if (y - 5 < y0) y0 = y - 5; if (x + 5 > x1) x1 = x + 5; if (y + 5 > y1) y1 = y + 5;
   }
   return { x0, y0, x1, y1 };
 }
+const bigBoard = () => !!state && (!state.width || state.width > 19 || state.height > 19);
 
 // Coordinates are labelled every `step` lines, at a size that stays legible on big boards.
 function labelStep(b) { return Math.max(1, Math.ceil((b.x1 - b.x0 + 1) / 30)); }
@@ -72,10 +73,15 @@ function fullView(b) {
   return { x: b.x0 * C - m, y: b.y0 * C - m, w: (b.x1 - b.x0) * C + 2 * m, h: (b.y1 - b.y0) * C + 2 * m };
 }
 
-function setView(v) {
+let userView = false;  // the player zoomed or panned: the view stays where they put it
+function setView(v, byUser = false) {
   view = v;
+  if (byUser) userView = true;
   $('board').setAttribute('viewBox', `${v.x} ${v.y} ${v.w} ${v.h}`);
+  // Stones are drawn only where they can be seen: a new view may show others.
+  if (!stonesQueued) { stonesQueued = true; requestAnimationFrame(() => { stonesQueued = false; if (state) drawStones(); }); }
 }
+let stonesQueued = false;
 
 function el(name, attrs, parent, text) {
   const e = document.createElementNS(SVGNS, name);
@@ -85,7 +91,10 @@ function el(name, attrs, parent, text) {
   return e;
 }
 
-function drawStatic(b) {
+// The board's layers, made once per game: the lines and labels, marks, stones (kept from render
+// to render, changed one stone at a time), what is drawn over them, the one hit layer that takes
+// every click or tap, and the keyboard's cursor.
+function makeLayers() {
   const svg = $('board');
   svg.replaceChildren();
   const defs = el('defs', {}, svg);
@@ -93,11 +102,21 @@ function drawStatic(b) {
   el('stop', { offset: '0%', 'stop-color': '#666' }, gb); el('stop', { offset: '100%', 'stop-color': '#000' }, gb);
   const gw = el('radialGradient', { id: 'g-white', cx: '35%', cy: '35%', r: '70%' }, defs);
   el('stop', { offset: '0%', 'stop-color': '#fff' }, gw); el('stop', { offset: '100%', 'stop-color': '#cfcfcf' }, gw);
+  for (const id of ['static', 'marks', 'stones', 'overlay']) el('g', { id }, svg);
+  el('circle', { id: 'ghost', r: C * 0.44, visibility: 'hidden' }, svg);
+  el('rect', { id: 'hit' }, svg);
+  el('circle', { id: 'cursor', r: C * 0.47, tabindex: '0', role: 'button' }, svg);
+  stoneEls = new Map(); stonesNumbers = null;
+}
+
+function drawStatic(b) {
+  const g = $('static');
+  g.replaceChildren();
   let d = '';
   for (let x = b.x0; x <= b.x1; x++) d += `M${x * C} ${b.y0 * C}V${b.y1 * C}`;
   for (let y = b.y0; y <= b.y1; y++) d += `M${b.x0 * C} ${y * C}H${b.x1 * C}`;
-  el('path', { d, class: 'grid' }, svg);
-  const stars = el('g', {}, svg);
+  el('path', { d, class: 'grid' }, g);
+  const stars = el('g', {}, g);
   if (state.width) {
     const w = state.width, h = state.height;
     const sx = w >= 13 ? 3 : 2, sy = h >= 13 ? 3 : 2;
@@ -106,80 +125,146 @@ function drawStatic(b) {
   } else {
     el('circle', { cx: 0, cy: 0, r: 4, class: 'star' }, stars);
   }
-  const coords = el('g', { id: 'coords' }, svg);
-  const step = labelStep(b), k = 0.75 * labelScale(b);
+  const coords = el('g', { id: 'coords' }, g);
+  const step = labelStep(b), k = 0.75 * labelScale(b), fs = 13 * labelScale(b);
   for (let x = b.x0; x <= b.x1; x += step) {
     const label = state.width ? columnLetters(x).toUpperCase() : String(x);
-    el('text', { x: x * C, y: (b.y1 + k) * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
-    el('text', { x: x * C, y: (b.y0 - k) * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
+    el('text', { x: x * C, y: (b.y1 + k) * C, class: 'coord', 'font-size': fs }, coords, label);
+    el('text', { x: x * C, y: (b.y0 - k) * C, class: 'coord', 'font-size': fs }, coords, label);
   }
   for (let y = b.y0; y <= b.y1; y += step) {
     const label = state.height ? String(state.height - y) : String(y);
-    el('text', { x: (b.x0 - k) * C, y: y * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
-    el('text', { x: (b.x1 + k) * C, y: y * C, class: 'coord', 'font-size': 13 * labelScale(b) }, coords, label);
+    el('text', { x: (b.x0 - k) * C, y: y * C, class: 'coord', 'font-size': fs }, coords, label);
+    el('text', { x: (b.x1 + k) * C, y: y * C, class: 'coord', 'font-size': fs }, coords, label);
   }
-  el('g', { id: 'marks' }, svg);
-  el('g', { id: 'stones' }, svg);
-  el('g', { id: 'overlay' }, svg);
-  const pts = el('g', { id: 'points' }, svg);
-  // Every intersection is focusable (roving tabindex) and named, so the keyboard can play.
-  const frag = document.createDocumentFragment();
-  for (let y = b.y0; y <= b.y1; y++) {
-    for (let x = b.x0; x <= b.x1; x++) {
-      const c = el('circle', { cx: x * C, cy: y * C, r: C * 0.47, class: 'pt free', tabindex: '-1', role: 'gridcell',
-        'aria-label': pointName(x, y).toUpperCase(), 'data-x': x, 'data-y': y }, null);
-      frag.appendChild(c);
-    }
-  }
-  pts.appendChild(frag);
-  focusPoint = null;
+  const hit = $('hit');
+  for (const [k2, v] of Object.entries({ x: (b.x0 - 0.5) * C, y: (b.y0 - 0.5) * C, width: (b.x1 - b.x0 + 1) * C, height: (b.y1 - b.y0 + 1) * C })) hit.setAttribute(k2, v);
 }
 
-let focusPoint = null;
-function pointEl(x, y) { return $('board').querySelector(`.pt[data-x="${x}"][data-y="${y}"]`); }
-function setRoving(x, y) {
-  const old = $('board').querySelector('.pt[tabindex="0"]');
-  if (old) old.setAttribute('tabindex', '-1');
-  const e = pointEl(x, y);
-  if (e) { e.setAttribute('tabindex', '0'); focusPoint = [x, y]; }
-  return e;
+// The part of the board on screen, in points, one point of margin around it.
+function visibleRange() {
+  const r = $('board').getBoundingClientRect();
+  let { x, y, w, h } = view;
+  if (r.width > 0 && r.height > 0) {
+    // The viewBox is fitted inside the element: the longer side shows more than it asks.
+    const s = Math.max(w / r.width, h / r.height);
+    x -= (r.width * s - w) / 2; y -= (r.height * s - h) / 2; w = r.width * s; h = r.height * s;
+  }
+  return { x0: Math.floor(x / C) - 1, y0: Math.floor(y / C) - 1, x1: Math.ceil((x + w) / C) + 1, y1: Math.ceil((y + h) / C) + 1 };
+}
+const inRange = (r, x, y) => x >= r.x0 && x <= r.x1 && y >= r.y0 && y <= r.y1;
+
+// Stones in view, each kept from one render to the next: a move adds one element, a view
+// change adds and removes only those entering and leaving it.
+let stoneEls = new Map();  // "x,y" -> { i (its move number - 1), e }
+let stonesNumbers = null;
+function drawStones() {
+  const layer = $('stones');
+  if (!layer || !view) return;
+  const numbers = $('opt-numbers').checked;
+  if (numbers !== stonesNumbers) { layer.replaceChildren(); stoneEls.clear(); stonesNumbers = numbers; }
+  const pts = shownPoints(), r = visibleRange(), want = new Set();
+  for (let i = 0; i < pts.length; i++) {
+    const [x, y] = pts[i];
+    if (!inRange(r, x, y)) continue;
+    const k = x + ',' + y;
+    want.add(k);
+    const have = stoneEls.get(k);
+    if (have && have.i === i) continue;
+    if (have) have.e.remove();
+    const black = i % 2 === 0;
+    const c = el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: black ? 'stone-black' : 'stone-white' });
+    let e = c;
+    if (numbers) { e = el('g', {}); e.appendChild(c); el('text', { x: x * C, y: y * C, class: 'num ' + (black ? 'on-black' : 'on-white') }, e, String(i + 1)); }
+    layer.appendChild(e);
+    stoneEls.set(k, { i, e });
+  }
+  for (const [k, v] of stoneEls) if (!want.has(k)) { v.e.remove(); stoneEls.delete(k); }
 }
 
+// What a point holds, for its label: "H8, black, move 1", "H8, empty".
+function pointLabel(x, y) {
+  const name = pointName(x, y).toUpperCase();
+  const pts = shownPoints();
+  for (let i = pts.length - 1; i >= 0; i--) {
+    if (pts[i][0] === x && pts[i][1] === y) return `${name}, ${i % 2 === 0 ? 'black' : 'white'}, move ${i + 1}`;
+  }
+  const live = viewPly === null;
+  const f = live && state.forbidden.find((q) => q.x === x && q.y === y);
+  if (f) return `${name}, empty, forbidden to black`;
+  const t = live && (state.threats || []).find((q) => q.x === x && q.y === y);
+  if (t) return `${name}, empty, ${t.kind === 'five' ? 'the opponent makes five here' : 'the opponent makes an open four here'}`;
+  return `${name}, empty`;
+}
+
+let focusPoint = null;  // the keyboard cursor's point
+function placeCursor(x, y) {
+  focusPoint = [x, y];
+  const c = $('cursor');
+  if (!c) return;
+  c.setAttribute('cx', x * C); c.setAttribute('cy', y * C);
+  c.setAttribute('aria-label', pointLabel(x, y));
+}
+function inBounds(x, y) { const b = bounds(); return x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1; }
+function centreOn(x, y) { setView({ ...view, x: x * C - view.w / 2, y: y * C - view.h / 2 }, true); }
+function inView([x, y]) {
+  const r = visibleRange();
+  return x > r.x0 && x < r.x1 && y > r.y0 && y < r.y1;
+}
+
+let followed = '';   // the last move the view was brought to
 function render() {
   if (!state) return;
+  const t0 = performance.now();
+  let fresh = false;  // the whole board drawn anew (another game, or the first render)
+  if (!$('stones')) { makeLayers(); geometry = ''; fresh = true; }
   const b = bounds();
   const key = `${state.id}:${b.x0},${b.y0},${b.x1},${b.y1}`;
   if (key !== geometry) {
     const sameGame = geometry.startsWith(state.id + ':');
+    if (!sameGame) { makeLayers(); userView = false; focusPoint = null; followed = ''; fresh = true; }
     geometry = key;
     drawStatic(b);
-    if (!sameGame || !view) setView(fullView(b)); else setView(view);
+    // Until the player zooms or pans, the whole board is in view, and it follows the
+    // unbounded board as it grows.
+    if (!sameGame || !view || !userView) setView(fullView(b));
   }
   const svg = $('board');
+  svg.dataset.height = state.height || '';
+  svg.dataset.step = C;
   svg.classList.toggle('turn-black', state.to_move === 'black');
   svg.classList.toggle('turn-white', state.to_move === 'white');
+  svg.classList.toggle('playable', !state.over && !state.readonly && viewPly === null);
   $('coords').style.display = $('opt-coords').checked ? '' : 'none';
-  const stones = $('stones'), marks = $('marks'), overlay = $('overlay');
-  stones.replaceChildren(); marks.replaceChildren(); overlay.replaceChildren();
-  const occupied = new Set();
-  const numbers = $('opt-numbers').checked;
   const live = viewPly === null;
-  shownPoints().forEach(([x, y], i) => {
-    const black = i % 2 === 0;
-    occupied.add(`${x},${y}`);
-    el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: black ? 'stone-black' : 'stone-white' }, stones);
-    if (numbers) el('text', { x: x * C, y: y * C, class: 'num ' + (black ? 'on-black' : 'on-white') }, stones, String(i + 1));
-  });
+  const last = live ? state.last_move : shownPoints()[viewPly - 1];
+  // A move outside a zoomed-in view brings the view to it.
+  if (last && live && userView && followed !== `${state.id}:${last}` && !inView(last)) centreOn(last[0], last[1]);
+  if (last) followed = `${state.id}:${last}`;
+  drawStones();
+  // The hover shadow belongs to the position before: hidden until the pointer moves again.
+  $('ghost').setAttribute('visibility', 'hidden');
+  const marks = $('marks'), overlay = $('overlay');
+  marks.replaceChildren(); overlay.replaceChildren();
+  const numbers = $('opt-numbers').checked;
   for (const f of live ? state.forbidden : []) {
     const s = C * 0.22, x = f.x * C, y = f.y * C;
     const g = el('g', { class: 'forbidden', 'data-forbidden': f.name }, marks);
     el('title', {}, g, `${f.name.toUpperCase()}: forbidden to black (${f.kind.replace('_', '-')})`);
     el('path', { d: `M${x - s} ${y - s}L${x + s} ${y + s}M${x + s} ${y - s}L${x - s} ${y + s}` }, g);
   }
-  const last = live ? state.last_move : shownPoints()[viewPly - 1];
-  if (last && !numbers) {
+  // The opponent's threats, as the server's engine sees them: a four's five point, an open
+  // three's straight-four points.
+  for (const t of live && !state.over ? state.threats || [] : []) {
+    const name = t.name || pointName(t.x, t.y);
+    const g = el('g', { class: 'threat ' + t.kind, 'data-threat': name }, marks);
+    el('title', {}, g, `${name.toUpperCase()}: ${t.kind === 'five' ? 'the opponent makes five here' : 'the opponent makes an open four here'}`);
+    el('circle', { cx: t.x * C, cy: t.y * C, r: C * 0.3 }, g);
+  }
+  if (last) {
     const [x, y] = last;
-    el('circle', { cx: x * C, cy: y * C, r: C * 0.12, class: 'last', id: 'last-move' }, overlay);
+    // With move numbers on, a ring around the stone, so its number stays legible.
+    el('circle', numbers ? { cx: x * C, cy: y * C, r: C * 0.5, class: 'last ring', id: 'last-move' } : { cx: x * C, cy: y * C, r: C * 0.12, class: 'last', id: 'last-move' }, overlay);
   }
   const winning = !live ? [] : state.winning_lines || (state.winning_line.length ? [state.winning_line] : []);
   winning.forEach((w, i) => {
@@ -189,6 +274,7 @@ function render() {
     for (const [x, y] of w) el('circle', { cx: x * C, cy: y * C, r: C * 0.46, class: 'winstone' }, overlay);
   });
   if (hintAt && live) el('circle', { cx: hintAt[0] * C, cy: hintAt[1] * C, r: C * 0.4, class: 'hint', id: 'hint-mark' }, overlay);
+  if (pending) el('circle', { cx: pending[0] * C, cy: pending[1] * C, r: C * 0.47, class: 'pending', id: 'pending-mark' }, overlay);
   if (pvLine && live && pvLine.ply === state.points.length) {
     pvLine.points.forEach(([x, y], i) => {
       const black = (state.points.length + i) % 2 === 0;
@@ -196,17 +282,17 @@ function render() {
       el('text', { x: x * C, y: y * C, class: 'num ' + (black ? 'on-black' : 'on-white') }, overlay, String(i + 1));
     });
   }
-  for (const p of svg.querySelectorAll('.pt')) {
-    const k = `${p.dataset.x},${p.dataset.y}`;
-    const taken = occupied.has(k);
-    p.classList.toggle('free', !taken && !state.over && !state.readonly && live);
-    p.classList.toggle('pending', !!pending && k === `${pending[0]},${pending[1]}`);
-  }
-  if (!focusPoint || !pointEl(...focusPoint)) {
+  if (!focusPoint || !inBounds(...focusPoint)) {
     const c = state.last_move || (state.width ? [(state.width - 1) >> 1, (state.height - 1) >> 1] : [0, 0]);
-    setRoving(c[0], c[1]);
-  }
+    placeCursor(c[0], c[1]);
+  } else placeCursor(...focusPoint);
+  $('zoom-last').hidden = !bigBoard();
   if (!state.online) renderPanel();
+  // Only the latest render's time is kept, for the e2e suite's benchmark.
+  for (const name of fresh ? ['tengen:render', 'tengen:first-render'] : ['tengen:render']) {
+    performance.clearMeasures(name);
+    performance.measure(name, { start: t0 });
+  }
 }
 
 // The moves on the board: the game's, or while replaying the first `viewPly` of its moves and
@@ -222,22 +308,41 @@ function renderPanel() {
   if (viewPly !== null) status = `Replay: move ${viewPly} of ${allPoints().length}. The game is unchanged: >| returns to it, or continue from here in a new game.`;
   $('status').textContent = status;
   $('continue').hidden = viewPly === null;
+  const sum = state.summary;
+  $('summary').hidden = !sum || viewPly !== null;
+  if (sum) {
+    $('summary').textContent = `${sum.moves} ${sum.moves === 1 ? 'move' : 'moves'} in ${ms(sum.duration_ms)}; ${sum.undos ? `${sum.undos} ${sum.undos === 1 ? 'undo' : 'undos'} used` : 'no undo used'}.`;
+  }
+  $('autoplay').hidden = state.opponent !== 'computers' || state.over;
+  $('pause').textContent = autoPaused ? 'Resume' : 'Pause';
+  $('pause').setAttribute('aria-pressed', String(autoPaused));
+  if (autoPaused && state.opponent === 'computers' && !state.over && viewPly === null) $('status').textContent = `Paused — ${state.status}`;
   const choosing = !!(p && p.kind === 'choice' && p.human && !state.over && viewPly === null);
   $('choice').hidden = !choosing;
   $('choose-place-two').hidden = !(choosing && p.options.includes('place_two'));
   const ol = $('moves');
-  ol.replaceChildren();
   const all = state.moves.concat(state.redo);
   const at = viewPly === null ? state.moves.length : viewPly;
-  all.forEach((m, i) => {
+  // The list is extended, not rebuilt, when moves are added (thousands on a big board).
+  const items = ol.children;
+  let keep = Math.min(items.length, all.length);
+  if (ol.dataset.game !== state.id) keep = 0;
+  for (let i = 0; i < keep; i++) if (items[i].textContent !== all[i]) { keep = i; break; }
+  while (items.length > keep) ol.lastChild.remove();
+  const frag = document.createDocumentFragment();
+  for (let i = keep; i < all.length; i++) {
     const li = document.createElement('li');
-    li.textContent = m;
+    li.textContent = all[i];
     li.dataset.ply = i + 1;
-    if (i === at - 1) li.className = 'current';
-    if (i >= at) li.className = 'future';
-    ol.appendChild(li);
-  });
-  const cur = ol.querySelector('.current'); if (cur) cur.scrollIntoView({ block: 'nearest' });
+    frag.appendChild(li);
+  }
+  ol.appendChild(frag);
+  ol.dataset.game = state.id;
+  for (let i = 0; i < items.length; i++) {
+    const cls = i === at - 1 ? 'current' : i >= at ? 'future' : '';
+    if (items[i].className !== cls) items[i].className = cls;
+  }
+  const cur = items[at - 1]; if (cur) cur.scrollIntoView({ block: 'nearest' });
   const slider = $('slider');
   slider.max = all.length; slider.value = at;
   updateButtons();
@@ -317,24 +422,6 @@ function renderMute() {
   $('mute').setAttribute('aria-pressed', String(m));
 }
 
-// A four or an open three by the stone just played (for the warning sound).
-function threatAt(points, i) {
-  if (i < 0) return false;
-  const mine = new Set(), all = new Set();
-  points.forEach(([x, y], j) => { all.add(`${x},${y}`); if (j % 2 === i % 2) mine.add(`${x},${y}`); });
-  const [px, py] = points[i];
-  for (const [dx, dy] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
-    let n = 1, open = 0;
-    for (const s of [1, -1]) {
-      let k = 1;
-      while (mine.has(`${px + s * k * dx},${py + s * k * dy}`)) { n++; k++; }
-      if (!all.has(`${px + s * k * dx},${py + s * k * dy}`)) open++;
-    }
-    if ((n >= 4 && open >= 1) || (n === 3 && open === 2)) return true;
-  }
-  return false;
-}
-
 // ---- state changes -----------------------------------------------------------------------
 function setState(s, { quiet = false } = {}) {
   const before = state;
@@ -344,8 +431,14 @@ function setState(s, { quiet = false } = {}) {
   pending = null;
   if (!before || before.id !== s.id) viewPly = null;
   if (viewPly !== null && viewPly >= allPoints().length) viewPly = null;
-  if (!before || before.id !== s.id || before.points.length !== s.points.length) { hintAt = null; }
+  if (!before || before.id !== s.id || before.points.length !== s.points.length) {
+    hintAt = null;
+    // A notice about the position before (a hint, "Move taken back.") is stale once it
+    // changes; the action that changed it says what it has to afterwards.
+    if (before && !before.online) say('');
+  }
   store.set('game', s.id);
+  remember(s.id);
   watch(s.id);
   render();
   const chose = humanChose;
@@ -356,7 +449,8 @@ function setState(s, { quiet = false } = {}) {
   if (s.over && !before.over) {
     const humanWon = s.opponent === 'computer' ? s.winner === (s.human_color || s.human) : !!s.winner;
     sound(humanWon ? 'win' : (s.winner ? 'loss' : 'win'));
-  } else if (!s.over && s.points.length > before.points.length && threatAt(s.points, s.points.length - 1)) {
+  } else if (!s.over && s.points.length > before.points.length && (s.threats || []).length) {
+    // The threats drawn on the board, heard too.
     setTimeout(() => sound('threat'), 120);
   }
 }
@@ -432,7 +526,7 @@ async function playAt(x, y) {
   await act(async () => {
     const name = pointName(x, y);
     // Show the stone at once; the server's answer replaces the board.
-    const optimistic = { ...state, points: state.points.concat([[x, y]]), moves: state.moves.concat([name]), last_move: [x, y], forbidden: [], computer_to_move: state.opponent === 'computer' };
+    const optimistic = { ...state, points: state.points.concat([[x, y]]), moves: state.moves.concat([name]), last_move: [x, y], forbidden: [], threats: [], computer_to_move: state.opponent === 'computer' };
     if (state.opponent === 'computer') { optimistic.status = 'Computer thinking…'; state = optimistic; render(); }
     say('');
     // The answer does not wait for the computer: its move arrives over the game's WebSocket.
@@ -449,14 +543,16 @@ async function playAt(x, y) {
 
 let autoplaying = false;
 let autoStop = false;
+let autoPaused = false;  // computer against computer, paused by the player
 async function autoplay() {
   if (autoplaying) return;
   autoplaying = true;
   try {
-    while (state && state.opponent === 'computers' && !state.over && !busy && !autoStop) {
+    while (state && state.opponent === 'computers' && !state.over && !busy && !autoStop && !autoPaused) {
       const id = state.id;
       await act(async () => { const r = await api('POST', `/api/games/${id}/step`); if (state && state.id === id) setState(r); });
-      await new Promise((r) => setTimeout(r, 300));
+      // The pause between moves, so the game can be followed.
+      await new Promise((r) => setTimeout(r, Number($('speed').value) || 300));
     }
   } finally { autoplaying = false; }
 }
@@ -483,6 +579,7 @@ function formVisibility() {
   const d = formSettings();
   for (const e of document.querySelectorAll('.custom-size')) e.hidden = d.size !== 'custom';
   for (const e of document.querySelectorAll('.clock-opt')) e.hidden = d.clock === 'none';
+  for (const e of document.querySelectorAll('.renju-opt')) e.hidden = d.rule !== 'renju';
   $('new-game-form').elements.level.disabled = d.opponent === 'friend' || d.opponent === 'online';
   $('new-game-form').elements.human.disabled = d.opponent !== 'computer';
   for (const e of document.querySelectorAll('.online-opt')) e.hidden = d.opponent !== 'online';
@@ -498,6 +595,7 @@ function clockRequest(d) {
 function onlineRequest(d) {
   const size = d.size === 'custom' ? (d.custom || '15').trim() : d.size;
   const req = { rule: d.rule, size, opening: d.opening, clock: clockRequest(d), color: d.color || 'black', listed: d.listed === 'on' };
+  if (d.rule === 'renju') req.forbidden = d.forbidden || 'refuse';
   const name = (d.player || '').trim();
   if (name) req.name = name.slice(0, 40);
   return req;
@@ -505,7 +603,7 @@ function onlineRequest(d) {
 function gameRequest(d) {
   const size = d.size === 'custom' ? (d.custom || '15').trim() : d.size;
   const clock = clockRequest(d);
-  return { opponent: d.opponent, level: d.level || 'beginner', human: d.human || 'black', rule: d.rule, opening: d.opening, size, clock, player: d.player || '' };
+  return { opponent: d.opponent, level: d.level || 'beginner', human: d.human || 'black', rule: d.rule, opening: d.opening, size, clock, player: d.player || '', forbidden: d.forbidden || 'refuse' };
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Waits for the request under way (the computer's move) to finish, stopping autoplay.
@@ -518,7 +616,7 @@ async function settle() {
 // the rules do not allow, a record that cannot be read) leaves the game shown as it was. The
 // game left stays stored (and the computer, if it was thinking, plays its move there).
 function switchTo(r) {
-  geometry = ''; pvLine = null; clearAnalysis();
+  geometry = ''; pvLine = null; clearAnalysis(); autoPaused = false;
   setState(r);
 }
 async function startGame(req) {
@@ -559,6 +657,11 @@ async function fromHash() {
 }
 
 // ---- analysis ----------------------------------------------------------------------------
+// A line's worth, always from black's side: "+120 for black", "White wins in 5".
+function forBlack(l) {
+  if (l.forced_winner) return `${l.forced_winner === 'black' ? 'Black' : 'White'} wins in ${l.forced_win_in}`;
+  return `${l.black_value > 0 ? '+' : ''}${l.black_value} for black`;
+}
 function clearAnalysis() { $('eval-text').textContent = ''; $('pv-list').replaceChildren(); $('evalbar-black').style.width = '50%'; }
 async function analyse() {
   await act(async () => {
@@ -569,14 +672,52 @@ async function analyse() {
     if (best.forced_winner) share = best.forced_winner === 'black' ? 100 : 0;
     else share = 50 + 50 * Math.tanh(best.black_value / 800);
     $('evalbar-black').style.width = `${share}%`;
-    $('eval-text').textContent = best.forced_winner
-      ? `${best.forced_winner === 'black' ? 'Black' : 'White'}: forced win in ${best.forced_win_in}`
-      : `Evaluation ${best.black_value > 0 ? '+' : ''}${best.black_value} (for black) · depth ${a.depth}`;
+    $('eval-text').textContent = `${forBlack(best)} · depth ${a.depth}`;
+    // Every figure is black's, as in the headline; the lines best first for the side to move.
+    const lines = a.lines.slice().sort((p, q) => q.value - p.value);
     const ol = $('pv-list'); ol.replaceChildren();
-    for (const l of a.lines) { const li = document.createElement('li'); li.textContent = `${l.moves[0] || ''} (${l.score}): ${l.moves.join(' ')}`; ol.appendChild(li); }
+    for (const l of lines) { const li = document.createElement('li'); li.textContent = `${(l.moves[0] || '').toUpperCase()} ${forBlack(l)}: ${l.moves.join(' ')}`; ol.appendChild(li); }
     pvLine = { ply: a.ply, points: best.points.slice(0, 8) };
     render();
   });
+}
+
+// ---- my games ------------------------------------------------------------------------------
+// The games of this browser, newest first: the server keeps every one.
+function remember(id) {
+  const ids = store.get('games', []);
+  if (ids[0] === id) return;
+  store.set('games', [id, ...ids.filter((g) => g !== id)].slice(0, 30));
+}
+async function showGames() {
+  const tb = $('games').tBodies[0];
+  tb.replaceChildren();
+  const ids = store.get('games', []);
+  const found = await Promise.all(ids.map((id) => api('GET', `/api/games/${id}`).catch(() => null)));
+  for (const g of found) {
+    if (!g) continue;
+    const tr = tb.insertRow();
+    tr.dataset.id = g.id;
+    const who = g.opponent === 'computer' ? `against the ${g.level}` : g.opponent === 'friend' ? 'between friends' : 'computer against computer';
+    tr.insertCell().textContent = `${g.rule}, ${g.size}, ${who}`;
+    tr.insertCell().textContent = g.moves.length;
+    tr.insertCell().textContent = g.over ? g.status : 'under way';
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = state && state.id === g.id ? 'Shown' : 'Open';
+    b.disabled = !!(state && state.id === g.id);
+    b.setAttribute('aria-label', `Open ${tr.cells[0].textContent}`);
+    b.onclick = () => { $('games-dialog').close(); online.leave(); openGame(g); };
+    tr.insertCell().appendChild(b);
+  }
+  if (!tb.rows.length) tb.insertRow().insertCell().textContent = 'No games yet.';
+  $('games-dialog').showModal();
+}
+async function openGame(g) {
+  await settle();
+  switchTo(g);
+  say(g.over ? 'A finished game: step through it with the replay buttons below the moves.' : '');
+  autoplay();
 }
 
 // ---- results -----------------------------------------------------------------------------
@@ -600,56 +741,111 @@ async function showResults() {
 }
 
 // ---- pan and zoom ------------------------------------------------------------------------
-function svgPoint(evt) {
-  const svg = $('board'); const r = svg.getBoundingClientRect();
-  const s = Math.max(view.w / r.width, view.h / r.height);
-  const ox = (r.width * s - view.w) / 2, oy = (r.height * s - view.h) / 2;
-  return { x: view.x - ox + (evt.clientX - r.left) * s, y: view.y - oy + (evt.clientY - r.top) * s, s };
+// A screen position in board units (the SVG's user space).
+function svgPoint(cx, cy) {
+  const svg = $('board');
+  const m = svg.getScreenCTM();
+  if (!m) return { x: 0, y: 0 };
+  const p = new DOMPoint(cx, cy).matrixTransform(m.inverse());
+  return { x: p.x, y: p.y };
 }
-function zoom(factor, cx, cy) {
-  if (!view) return;
+// The intersection nearest a screen position, if it is on the board.
+function snap(cx, cy) {
+  const p = svgPoint(cx, cy);
+  const x = Math.round(p.x / C), y = Math.round(p.y / C);
+  return state && inBounds(x, y) ? [x, y] : null;
+}
+function clampWidth(w) {
   const full = fullView(bounds());
-  let w = Math.min(full.w * 1.2, Math.max(C * 6, view.w * factor));
-  const f = w / view.w;
-  cx = cx ?? view.x + view.w / 2; cy = cy ?? view.y + view.h / 2;
-  setView({ x: cx - (cx - view.x) * f, y: cy - (cy - view.y) * f, w, h: view.h * f });
+  return Math.min(full.w * 1.2, Math.max(C * 6, w));
 }
+function zoomView(v, factor, cx, cy) {
+  const w = clampWidth(v.w * factor);
+  const f = w / v.w;
+  cx = cx ?? v.x + v.w / 2; cy = cy ?? v.y + v.h / 2;
+  return { x: cx - (cx - v.x) * f, y: cy - (cy - v.y) * f, w, h: v.h * f };
+}
+function zoom(factor, cx, cy) { if (view) setView(zoomView(view, factor, cx, cy), true); }
 
 function wire() {
   const svg = $('board');
-  let drag = null;
-  svg.addEventListener('pointerdown', (e) => { if (view) drag = { x: e.clientX, y: e.clientY, v: { ...view }, moved: false, id: e.pointerId }; });
+  // One pointer: a tap plays the nearest intersection, a drag pans. Two: pinch zoom.
+  const pointers = new Map();
+  let gesture = null;
+  const scale = (v) => { const r = svg.getBoundingClientRect(); return Math.max(v.w / r.width, v.h / r.height); };
+  const mid = () => { const [a, b] = [...pointers.values()]; return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, d: Math.hypot(a.x - b.x, a.y - b.y) || 1 }; };
+  svg.addEventListener('pointerdown', (e) => {
+    if (!view || e.button > 0) return;
+    pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    try { svg.setPointerCapture(e.pointerId); } catch { /* gone */ }
+    if (pointers.size === 1) gesture = { kind: 'tap', x: e.clientX, y: e.clientY, v: { ...view } };
+    else if (pointers.size === 2) { const m = mid(); gesture = { kind: 'pinch', m, at: svgPoint(m.x, m.y), v: { ...view } }; }
+  });
   svg.addEventListener('pointermove', (e) => {
-    if (!drag || drag.id !== e.pointerId) return;
-    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-    if (!drag.moved && Math.hypot(dx, dy) < 8) return;
-    drag.moved = true;
-    const r = svg.getBoundingClientRect(); const s = Math.max(drag.v.w / r.width, drag.v.h / r.height);
-    setView({ ...drag.v, x: drag.v.x - dx * s, y: drag.v.y - dy * s });
+    if (!pointers.has(e.pointerId)) {
+      // Hovering: a shadow stone shows where a click would play.
+      const g = $('ghost');
+      const at = e.pointerType === 'mouse' && state && !busy ? snap(e.clientX, e.clientY) : null;
+      const free = at && svg.classList.contains('playable') && !state.points.some(([x, y]) => x === at[0] && y === at[1]);
+      if (g) {
+        g.setAttribute('visibility', free ? 'visible' : 'hidden');
+        if (free) { g.setAttribute('cx', at[0] * C); g.setAttribute('cy', at[1] * C); }
+      }
+      return;
+    }
+    pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+    if (!gesture) return;
+    if (gesture.kind === 'pinch' && pointers.size === 2) {
+      const m = mid();
+      const v = zoomView(gesture.v, gesture.m.d / m.d, gesture.at.x, gesture.at.y);
+      const s = scale(v);
+      setView({ ...v, x: v.x - (m.x - gesture.m.x) * s, y: v.y - (m.y - gesture.m.y) * s }, true);
+      return;
+    }
+    const dx = e.clientX - gesture.x, dy = e.clientY - gesture.y;
+    if (gesture.kind === 'tap' && Math.hypot(dx, dy) < 8) return;
+    gesture.kind = 'pan';
+    const s = scale(gesture.v);
+    setView({ ...gesture.v, x: gesture.v.x - dx * s, y: gesture.v.y - dy * s }, true);
   });
-  svg.addEventListener('pointerup', (e) => {
-    const d = drag; drag = null;
-    if (!d || d.moved) return;
-    const t = e.target.closest && e.target.closest('.pt');
-    if (t) playAt(Number(t.dataset.x), Number(t.dataset.y));
-  });
-  svg.addEventListener('pointercancel', () => { drag = null; });
-  svg.addEventListener('wheel', (e) => { e.preventDefault(); const p = svgPoint(e); zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y); }, { passive: false });
+  const release = (e, play) => {
+    if (!pointers.delete(e.pointerId)) return;
+    const g = gesture;
+    if (pointers.size === 0) gesture = null;
+    else if (g && g.kind === 'pinch') gesture = null;  // the other finger lifts without playing
+    if (play && g && g.kind === 'tap' && pointers.size === 0) {
+      const at = snap(e.clientX, e.clientY);
+      if (at) playAt(at[0], at[1]);
+    }
+  };
+  svg.addEventListener('pointerup', (e) => release(e, true));
+  svg.addEventListener('pointercancel', (e) => release(e, false));
+  svg.addEventListener('pointerleave', () => { const g = $('ghost'); if (g) g.setAttribute('visibility', 'hidden'); });
+  svg.addEventListener('wheel', (e) => { e.preventDefault(); const p = svgPoint(e.clientX, e.clientY); zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y); }, { passive: false });
+  // The keyboard moves one cursor over the points; Enter or Space plays there.
   svg.addEventListener('keydown', (e) => {
-    const t = e.target.closest && e.target.closest('.pt');
-    if (!t) return;
-    const x = Number(t.dataset.x), y = Number(t.dataset.y);
+    if (e.target.id !== 'cursor' || !state || !focusPoint) return;
+    const [x, y] = focusPoint;
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (moves[e.key]) {
       e.preventDefault();
-      const n = setRoving(x + moves[e.key][0], y + moves[e.key][1]);
-      if (n) n.focus();
+      const nx = x + moves[e.key][0], ny = y + moves[e.key][1];
+      if (!inBounds(nx, ny)) return;
+      placeCursor(nx, ny);
+      if (!inView([nx, ny])) centreOn(nx, ny);
     } else if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); playAt(x, y); }
   });
-  svg.addEventListener('focusin', (e) => { const t = e.target.closest && e.target.closest('.pt'); if (t) setRoving(Number(t.dataset.x), Number(t.dataset.y)); });
   $('zoom-in').onclick = () => zoom(1 / 1.4);
   $('zoom-out').onclick = () => zoom(1.4);
-  $('zoom-fit').onclick = () => setView(fullView(bounds()));
+  $('zoom-fit').onclick = () => { if (state) { userView = false; setView(fullView(bounds())); } };
+  $('zoom-last').onclick = () => {
+    if (!state || !view) return;
+    const last = viewPly === null ? state.last_move : shownPoints()[viewPly - 1];
+    const [x, y] = last || focusPoint || [0, 0];
+    // Close enough to tell the stones apart, then centred on the move.
+    if (view.w > C * 24) setView(zoomView(view, (C * 20) / view.w), true);
+    centreOn(x, y);
+  };
 
   $('new-game-button').onclick = () => { loadForm(); $('new-game-dialog').showModal(); };
   $('cancel-new').onclick = () => $('new-game-dialog').close();
@@ -768,13 +964,42 @@ function wire() {
     try { await navigator.clipboard.writeText(link); say('Share link copied.'); } catch { say('Copy the link below.'); }
   };
   $('results-button').onclick = showResults;
+  $('games-button').onclick = showGames;
+  $('pause').onclick = () => { autoPaused = !autoPaused; if (state) render(); if (!autoPaused) autoplay(); };
+  $('theme').onclick = () => { store.set('theme', darkNow() ? 'light' : 'dark'); applyTheme(); };
+  applyTheme();
 }
+
+// Dark or light: the system's choice until the player picks one with the toggle.
+const darkQuery = window.matchMedia('(prefers-color-scheme: dark)');
+function darkNow() { const t = store.get('theme', null); return t ? t === 'dark' : darkQuery.matches; }
+function applyTheme() {
+  const t = store.get('theme', null);
+  if (t) document.documentElement.dataset.theme = t; else delete document.documentElement.dataset.theme;
+  $('theme').setAttribute('aria-pressed', String(darkNow()));
+  $('theme').textContent = darkNow() ? 'Light' : 'Dark';
+}
+darkQuery.addEventListener('change', applyTheme);
 
 // What online.js needs of the page: the board, the panels and the sounds.
 let optionsHome = null;
 const onlineHost = {
   store,
   sound,
+  // Asks whoever opened an invitation whether to play, and their name: `{ play, name }`.
+  askJoin(name) {
+    const d = $('join-dialog');
+    $('join-name').value = name || '';
+    return new Promise((resolve) => {
+      d.addEventListener('close', () => {
+        const n = $('join-name').value.trim().slice(0, 40);
+        if (d.returnValue === 'play' && n) store.set('settings', { ...(store.get('settings', null) || formSettings()), player: n });
+        resolve({ play: d.returnValue === 'play', name: n });
+      }, { once: true });
+      d.returnValue = '';
+      d.showModal();
+    });
+  },
   showBoard(b) {
     const before = state;
     if (!before || before.id !== b.id || before.points.length !== b.points.length) pending = null;

@@ -55,7 +55,7 @@ export function createOnline(host) {
 
   // Shows game `id`: as its player when this browser holds a seat's token, else by joining its
   // free seat, else (both seats taken, or `watch`) as a spectator.
-  async function open(id, { watch = false } = {}) {
+  async function open(id, { watch = false, join = false } = {}) {
     if (cur && cur.id === id) return;
     stop();
     await host.enter();
@@ -72,8 +72,20 @@ export function createOnline(host) {
     if (g.status === 404) { me.fatal = true; say('There is no such online game (the link may be wrong, or the game is gone).', true); renderPanel(); return; }
     if (g.ok && g.data) { me.state = g.data; me.at = performance.now(); showState(null); }
     let token = store.get(tokenKey(id), null);
+    // Whoever follows an invitation is asked before taking a seat, and may give a name; with
+    // both seats taken there is nothing to ask: they watch.
+    const free = !(g.ok && g.data && g.data.seats) || g.data.seats.some((st) => !st.taken);
+    let name = myName();
+    if (!token && !watch && free && !join) {
+      const answer = await host.askJoin(name);
+      if (cur !== me) return;
+      if (!answer.play) watch = true; else name = answer.name;
+      if (watch) say('You are watching.');
+    } else if (!token && !watch && !free) {
+      watch = true;
+      say('Both seats are taken: you are watching.');
+    }
     if (!token && !watch) {
-      const name = myName();
       const r = await http('POST', `/api/online/${id}/join`, name ? { name } : {}).catch((e) => ({ ok: false, status: 0, error: e.message }));
       if (cur !== me) return;
       if (r.ok && r.data && r.data.token) {
@@ -233,6 +245,7 @@ export function createOnline(host) {
       winning_line: [],
       winning_lines: s.outcome ? s.outcome.lines || [] : [],
       forbidden: (s.forbidden || []).map((f) => ({ ...f, name: pointName(s, f.x, f.y) })),
+      threats: (s.threats || []).map((t) => ({ ...t, name: pointName(s, t.x, t.y) })),
     });
     renderPanel();
     if (before && before.id === s.id) {
@@ -591,7 +604,8 @@ export function createOnline(host) {
         b.onclick = () => {
           $('lobby-dialog').close();
           history.replaceState(null, '', '#online=' + g.id);
-          open(g.id, { watch: live });
+          // Join is the player's own choice here: no need to ask again.
+          open(g.id, live ? { watch: true } : { join: true });
         };
         tr.insertCell().appendChild(b);
       }

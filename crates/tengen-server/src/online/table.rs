@@ -944,6 +944,14 @@ impl Table {
                     kind: kind.to_string(),
                 })
                 .collect(),
+            threats: crate::session::threats_against(&self.game)
+                .into_iter()
+                .map(|t| wire::Threat {
+                    x: t.x,
+                    y: t.y,
+                    kind: t.kind.to_string(),
+                })
+                .collect(),
             spectators,
             rematch: self.rematch.clone(),
             grace_secs: self.grace_ms / 1000,

@@ -268,6 +268,17 @@ pub struct Forbidden {
     pub kind: String,
 }
 
+/// A point the player who is not to move threatens.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Threat {
+    /// Column, from 0 at the left.
+    pub x: i32,
+    /// Row, from 0 at the top.
+    pub y: i32,
+    /// `five` or `open_four`.
+    pub kind: String,
+}
+
 /// The whole game, as everyone sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameState {
@@ -303,6 +314,10 @@ pub struct GameState {
     pub outcome: Option<OutcomeState>,
     /// Black's forbidden points now (renju, black to move).
     pub forbidden: Vec<Forbidden>,
+    /// The threats of the player who is not to move: points where it would make a five
+    /// (`five`) or a straight four (`open_four`). Absent from older servers.
+    #[serde(default)]
+    pub threats: Vec<Threat>,
     /// People watching.
     pub spectators: u32,
     /// The rematch's game id, once agreed.
