@@ -3,34 +3,16 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { startServer, startBrowser, newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
-import { watchPage, assertNoProblems, expectRefusal } from './harness.mjs';
+import { newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
+import { openApp, closeApp, play as playMoves, assertNoProblems, expectRefusal } from './harness.mjs';
 
 let server, browser, page;
 
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = watchPage(await browser.context.newPage());
-  page.on('dialog', (d) => d.accept());
-  await page.goto(server.url + '/');
-});
-
+before(async () => ({ server, browser, page } = await openApp()));
 afterEach(assertNoProblems);
+after(() => closeApp({ server, browser }));
 
-after(async () => {
-  if (browser) await browser.stop();
-  if (server) await server.stop();
-});
-
-async function play(moves) {
-  let n = await playedCount(page);
-  for (const m of moves) {
-    await clickPoint(page, m);
-    n += 1;
-    await waitPlayed(page, n);
-  }
-}
+const play = (moves) => playMoves(page, moves);
 
 test('a hot-seat game is won with a five', async () => {
   await newGame(page, { opponent: 'friend' });

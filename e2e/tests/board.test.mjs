@@ -4,34 +4,16 @@
 // boards, printed in the report, never asserted.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, newGame, clickPoint, pointOnScreen, waitPlayed, playedCount } from './harness.mjs';
-import { watchPage, assertNoProblems } from './harness.mjs';
+import { newGame, clickPoint, pointOnScreen, waitPlayed, playedCount } from './harness.mjs';
+import { openApp, closeApp, play as playMoves, assertNoProblems } from './harness.mjs';
 
 let server, browser, page;
 
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = watchPage(await browser.context.newPage());
-  page.on('dialog', (d) => d.accept());
-  await page.goto(server.url + '/');
-});
-
+before(async () => ({ server, browser, page } = await openApp()));
 afterEach(assertNoProblems);
+after(() => closeApp({ server, browser }));
 
-after(async () => {
-  if (browser) await browser.stop();
-  if (server) await server.stop();
-});
-
-async function play(moves) {
-  let n = await playedCount(page);
-  for (const m of moves) {
-    await clickPoint(page, m);
-    n += 1;
-    await waitPlayed(page, n);
-  }
-}
+const play = (moves) => playMoves(page, moves);
 
 const viewBox = () => page.evaluate(() => document.getElementById('board').getAttribute('viewBox').split(' ').map(Number));
 const gameId = () => page.evaluate(() => JSON.parse(localStorage.getItem('tengen.game')));

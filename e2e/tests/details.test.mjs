@@ -3,35 +3,17 @@
 // computer-vs-computer paused and slowed, notices that do not go stale, and "My games".
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, newGame, clickPoint, waitPlayed, waitIdle, status, playedCount } from './harness.mjs';
-import { watchPage, assertNoProblems } from './harness.mjs';
+import { newGame, clickPoint, waitPlayed, waitIdle, status, playedCount } from './harness.mjs';
+import { openApp, closeApp, watchPage, play as playMoves, message as messageOf, assertNoProblems } from './harness.mjs';
 
 let server, browser, page;
 
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = watchPage(await browser.context.newPage());
-  page.on('dialog', (d) => d.accept());
-  await page.goto(server.url + '/');
-});
-
+before(async () => ({ server, browser, page } = await openApp()));
 afterEach(assertNoProblems);
+after(() => closeApp({ server, browser }));
 
-after(async () => {
-  if (browser) await browser.stop();
-  if (server) await server.stop();
-});
-
-async function play(moves, p = page) {
-  let n = await playedCount(p);
-  for (const m of moves) {
-    await clickPoint(p, m);
-    n += 1;
-    await waitPlayed(p, n);
-  }
-}
-const message = async () => ((await page.textContent('#message')) || '').trim();
+const play = (moves, p = page) => playMoves(p, moves);
+const message = () => messageOf(page);
 
 test('the new-game dialog offers the tournament rule: a forbidden move loses', async () => {
   // A fresh page with no game opens the dialog by itself.

@@ -66,6 +66,22 @@ export async function startBrowser() {
   };
 }
 
+// A test file's usual world: a fresh server, a fresh browser, and one watched page on the app
+// that accepts the page's own confirmations. Stop it with `closeApp`.
+export async function openApp() {
+  const server = await startServer();
+  const browser = await startBrowser();
+  const page = watchPage(await browser.context.newPage());
+  page.on('dialog', (d) => d.accept());
+  await page.goto(server.url + '/');
+  return { server, browser, page };
+}
+
+export async function closeApp({ server, browser } = {}) {
+  if (browser) await browser.stop();
+  if (server) await server.stop();
+}
+
 // One Chromium with separate contexts (each its own localStorage, like separate people).
 export async function startBrowsers() {
   const executablePath = process.env.CHROMIUM || execFileSync('which', ['chromium']).toString().trim();
@@ -130,6 +146,19 @@ export async function waitPlayed(page, n, timeout = 30000) {
 export async function waitIdle(page) {
   await page.waitForFunction(() => !document.body.classList.contains('busy'));
 }
+
+// Clicks each point in turn, waiting for every stone to be shown before the next.
+export async function play(page, moves) {
+  let n = await playedCount(page);
+  for (const m of moves) {
+    await clickPoint(page, m);
+    n += 1;
+    await waitPlayed(page, n);
+  }
+}
+
+// The page's notice line, trimmed ('' when empty).
+export const message = async (page) => ((await page.textContent('#message')) || '').trim();
 
 export async function newGame(page, { opponent = 'friend', level = 'beginner', rule = 'freestyle', size = '15', custom = '', human = 'black', opening = 'free', clock = 'none', clockTime = '10' } = {}) {
   const dialog = page.locator('#new-game-dialog');

@@ -4,29 +4,18 @@
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startBrowser, newGame, clickPoint, waitPlayed, waitIdle, status, playedCount } from './harness.mjs';
-import { watchPage, assertNoProblems, expectRefusal, expectProblem } from './harness.mjs';
+import { openApp, closeApp, watchPage, message as messageOf, assertNoProblems, expectRefusal, expectProblem } from './harness.mjs';
 
 let server, browser, page;
 // A generous guard against a hang, never a measure of speed: the master may think for seconds
 // on a busy machine.
 const LONG = { timeout: 180000 };
 
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = watchPage(await browser.context.newPage());
-  page.on('dialog', (d) => d.accept());
-  await page.goto(server.url + '/');
-});
-
+before(async () => ({ server, browser, page } = await openApp()));
 afterEach(assertNoProblems);
+after(() => closeApp({ server, browser }));
 
-after(async () => {
-  if (browser) await browser.stop();
-  if (server) await server.stop();
-});
-
-const message = async (p = page) => ((await p.textContent('#message')) || '').trim();
+const message = (p = page) => messageOf(p);
 const gameId = () => page.evaluate(() => localStorage.getItem('tengen.game')).then((v) => JSON.parse(v));
 const serverState = (id) => page.evaluate(async (g) => (await fetch(`/api/games/${g}`)).json(), id);
 

@@ -1,24 +1,13 @@
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
-import { watchPage, assertNoProblems, expectRefusal } from './harness.mjs';
+import { newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
+import { openApp, closeApp, assertNoProblems, expectRefusal } from './harness.mjs';
 
 let server, browser, page;
 
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = watchPage(await browser.context.newPage());
-  page.on('dialog', (d) => d.accept());
-  await page.goto(server.url + '/');
-});
-
+before(async () => ({ server, browser, page } = await openApp()));
 afterEach(assertNoProblems);
-
-after(async () => {
-  if (browser) await browser.stop();
-  if (server) await server.stop();
-});
+after(() => closeApp({ server, browser }));
 
 test('a swap2 opening against the computer is played through the buttons', async () => {
   // The human is the second player: the computer places three stones and the human decides.
