@@ -54,9 +54,8 @@ pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
         let counts = pos.pat_counts(c);
         f.extend((Pat::Two as usize..=Pat::FourOpen as usize).map(|p| counts[p]));
     }
-    let forks = |c| pos.combo_count(c, Combo::DoubleThree) + pos.combo_count(c, Combo::FourThree);
-    f.push((!pos.may_have_four(op) && forks(me) > 0) as i32);
-    f.push(forks(op).min(3) as i32);
+    f.push((!pos.may_have_four(op) && pos.fork_count(me) > 0) as i32);
+    f.push(pos.fork_count(op).min(3) as i32);
     f.push(pos.may_have_four(me) as i32);
     Some(f)
 }

@@ -444,6 +444,13 @@ impl Position {
         self.combo_counts[ci(c)][k as usize]
     }
 
+    /// How many empty cells give `c` a double three or a four-three: the forks the evaluation
+    /// weighs.
+    #[inline]
+    pub(crate) fn fork_count(&self, c: Color) -> u32 {
+        self.combo_count(c, Combo::DoubleThree) + self.combo_count(c, Combo::FourThree)
+    }
+
     #[inline]
     fn count(&mut self, c: usize, p: Pat, by: i32) {
         match p {
@@ -730,9 +737,7 @@ mod tests {
                     ),
                     "{rule:?} counters after step {step}"
                 );
-                forks_seen += (pos.combo_count(Color::White, Combo::DoubleThree)
-                    + pos.combo_count(Color::White, Combo::FourThree)
-                    > 0) as u32;
+                forks_seen += (pos.fork_count(Color::White) > 0) as u32;
             }
             // The walk must reach positions with forks, or the test shows nothing.
             assert!(forks_seen > 0, "{rule:?}: no fork ever arose");

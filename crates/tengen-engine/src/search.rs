@@ -7,7 +7,7 @@ use std::time::Instant;
 use tengen_rules::{Color, Rule};
 
 use crate::pattern::PATS;
-use crate::position::{Combo, Position, Sq};
+use crate::position::{Position, Sq};
 use crate::threat::{Info, info};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
 use crate::{Limits, Line, Score, SearchInfo};
@@ -209,11 +209,10 @@ pub(crate) fn evaluate(pos: &Position) -> i32 {
     };
     let own = sum(&w.own, pos.pat_counts(me)) * w.own_scale.0 / w.own_scale.1;
     let mut e = own + sum(&w.opponent, pos.pat_counts(op));
-    let forks = |c| pos.combo_count(c, Combo::DoubleThree) + pos.combo_count(c, Combo::FourThree);
-    if !pos.may_have_four(op) && forks(me) > 0 {
+    if !pos.may_have_four(op) && pos.fork_count(me) > 0 {
         e += w.fork_to_make;
     }
-    e += w.per_fork_against * forks(op).min(3) as i32;
+    e += w.per_fork_against * pos.fork_count(op).min(3) as i32;
     if pos.may_have_four(me) {
         e += w.own_four;
     }
