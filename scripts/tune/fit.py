@@ -1,42 +1,94 @@
 #!/usr/bin/env python3
 """Fits the evaluation's weights to game results (Texel-style logistic regression).
 
-usage: fit.py FEATURES.csv RULE     (RULE: 0 freestyle, 1 renju)
+usage: fit.py FEATURES.csv > crates/tengen-engine/src/eval_weights.rs
 
 FEATURES.csv is what `cargo run --release -p tengen-engine --example eval_features` prints.
-Positions are in game order; the first 80% train, the last 20% are held out. Features are
-standardised, the model (an intercept, the features, and whether black is to move, which
-soaks up the openings' bias and is not used by the engine) is fitted by 3000 steps of
-gradient descent, and the weights are printed at the engine's scale (a logit times 600).
-Needs numpy.
+For freestyle and for renju apart: positions are in game order, the first 80% train and the
+last 20% are held out. The model is an intercept (having the move) and the features, fitted by
+Newton's method with an L2 penalty on the standardised features (stronger for renju, which
+has five times fewer positions: 1e-2 there held out as well as any and moved the weights least); the printed weights are
+a logit times 150, the engine's evaluation unit. Whether black is to move is left out: it
+soaks up the random openings' bias, which the engine must not learn. Needs numpy.
 """
 import sys
 
 import numpy as np
 
+SCALE = 150
+L2 = {0: 1e-3, 1: 1e-2}
+PATS = ["two", "two_open", "three", "three_open", "four", "four_double", "four_open"]
+
 data = np.genfromtxt(sys.argv[1], delimiter=",", names=True)
-names = [n for n in data.dtype.names if n not in ("result", "rule")]
-rows = data[data["rule"] == int(sys.argv[2])]
-y = rows["result"]
-x = np.column_stack([rows[n] for n in names]).astype(float)
-cut = int(len(y) * 0.8)
+names = [n for n in data.dtype.names if n not in ("result", "rule", "black_to_move")]
 
 
-def loss(w, b, x, y):
-    p = np.clip(1 / (1 + np.exp(-np.clip(x @ w + b, -30, 30))), 1e-6, 1 - 1e-6)
+def loss(z, y):
+    p = np.clip(1 / (1 + np.exp(-np.clip(z, -30, 30))), 1e-9, 1 - 1e-9)
     return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
 
 
-scale = x[:cut].std(0) + 1e-9
-z = x[:cut] / scale
-w = np.zeros(len(names))
-b = 0.0
-for _ in range(3000):
-    p = 1 / (1 + np.exp(-np.clip(z @ w + b, -30, 30)))
-    w -= 0.5 * z.T @ (p - y[:cut]) / cut
-    b -= 0.5 * np.mean(p - y[:cut])
-w = w / scale
-print(f"positions {len(y)}: train loss {loss(w, b, x[:cut], y[:cut]):.4f}, "
-      f"held-out {loss(w, b, x[cut:], y[cut:]):.4f}")
-for name, v in zip(names, w):
-    print(f"{name:>18} {v * 600:9.1f}")
+def hand_set_loss(rows, cut):
+    """Held-out loss of the hand-set evaluation at its best scale, for comparison."""
+    col = {n: rows[n].astype(float) for n in names}
+    pat_w = [2, 6, 6, 20, 24, 60, 80]
+    e = sum(w * 6 / 5 * col["own_" + p] - w * col["opp_" + p] for w, p in zip(pat_w, PATS))
+    e = e + 800 * col["fork_to_make"] - 150 * col["forks_against"]
+    y = rows["result"]
+    return min(loss(e[cut:] / k, y[cut:]) for k in (100, 200, 300, 400, 600, 800, 1000, 1500))
+
+
+def fit(rows, l2):
+    y = rows["result"]
+    x = np.column_stack([rows[n] for n in names] + [np.ones(len(y))]).astype(float)
+    cut = int(len(y) * 0.8)
+    scale = x[:cut].std(0)
+    scale[scale == 0] = 1
+    scale[-1] = 1
+    z = x[:cut] / scale
+    w = np.zeros(z.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-np.clip(z @ w, -30, 30)))
+        grad = z.T @ (p - y[:cut]) / cut + l2 * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z / cut + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hess, grad)
+    w = w / scale
+    return {
+        "positions": len(y),
+        "train": loss(x[:cut] @ w, y[:cut]),
+        "held_out": loss(x[cut:] @ w, y[cut:]),
+        "hand_set": hand_set_loss(rows, cut),
+        "weights": dict(zip(names + ["tempo"], (int(round(v * SCALE)) for v in w))),
+    }
+
+
+def rust(const, rule, f):
+    w = f["weights"]
+    pats = lambda side: [0] + [w[f"{side}_{p}"] for p in PATS] + [0, 0]
+    pairs = lambda side: [w[n] for n in names if n.startswith(f"{side}_pair_")] + [0]
+    arr = lambda v: "[" + ", ".join(map(str, v)) + "]"
+    return f"""/// {rule}: weights fitted to game results by `scripts/tune/fit.py` ({f['positions']:,} quiet
+/// positions; held-out log loss {f['hand_set']:.3f} with the hand-set weights at their best scale,
+/// {f['held_out']:.3f} fitted).
+const {const}: EvalWeights = EvalWeights {{
+    own: {arr(pats('own'))},
+    own_scale: (1, 1),
+    opponent: {arr(pats('opp'))},
+    own_pairs: {arr(pairs('own'))},
+    opponent_pairs: {arr(pairs('opp'))},
+    fork_to_make: {w['fork_to_make']},
+    per_fork_against: {w['forks_against']},
+    own_four: {w['own_four_in_hand']},
+    tempo: {w['tempo']},
+    divisor: 1,
+}};
+"""
+
+
+print("// Written by scripts/tune/fit.py (see scripts/tune/README.md); not edited by hand.")
+for code, const, rule in [(0, "FREESTYLE_FITTED", "Freestyle"), (1, "RENJU_FITTED", "Renju")]:
+    f = fit(data[data["rule"] == code], L2[code])
+    print(f"{rule}: {f['positions']} positions, held-out loss hand-set {f['hand_set']:.4f}, "
+          f"fitted {f['held_out']:.4f} (train {f['train']:.4f})", file=sys.stderr)
+    print()
+    print(rust(const, rule, f), end="")

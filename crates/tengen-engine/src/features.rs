@@ -4,10 +4,28 @@
 use tengen_rules::{Board, Color, Rule};
 
 use crate::pattern::Pat;
-use crate::position::{Combo, Position};
+use crate::position::{Combo, NO_PAIR, PAIRS, Position};
 
-/// Names of the values [`features`] returns, in order.
-pub const NAMES: [&str; 17] = [
+/// Names of the values [`features`] returns, in order: [`BASE_NAMES`], then per colour (own
+/// first) the count of empty cells by line-pair code (`pair_A_B`: the strongest line `A`, the
+/// second `B`, each `2`, `2o`, `3`, `3o` or `4`).
+pub fn names() -> Vec<String> {
+    let mut names: Vec<String> = BASE_NAMES.iter().map(|n| n.to_string()).collect();
+    for side in ["own", "opp"] {
+        for a in PAIR_PATS {
+            for b in PAIR_PATS {
+                names.push(format!("{side}_pair_{a}_{b}"));
+            }
+        }
+    }
+    names
+}
+
+/// The patterns a line pair is made of, weakest first.
+const PAIR_PATS: [&str; 5] = ["2", "2o", "3", "3o", "4"];
+
+/// Names of the pattern and threat values that start what [`features`] returns.
+pub const BASE_NAMES: [&str; 17] = [
     "own_two",
     "own_two_open",
     "own_three",
@@ -36,7 +54,7 @@ pub const NAMES: [&str; 17] = [
 /// use tengen_rules::{Board, BoardSize, Color, Rule};
 /// let board = Board::new(BoardSize::STANDARD);
 /// let f = tengen_engine::features::features(&board, Rule::Renju, Color::Black).unwrap();
-/// assert_eq!(f.len(), tengen_engine::features::NAMES.len());
+/// assert_eq!(f.len(), tengen_engine::features::names().len());
 /// ```
 pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
     let pos = Position::new(board, rule, side);
@@ -49,7 +67,7 @@ pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
     {
         return None;
     }
-    let mut f = Vec::with_capacity(NAMES.len());
+    let mut f = Vec::with_capacity(BASE_NAMES.len() + 2 * (PAIRS - 1));
     for c in [me, op] {
         let counts = pos.pat_counts(c);
         f.extend((Pat::Two as usize..=Pat::FourOpen as usize).map(|p| counts[p]));
@@ -57,5 +75,8 @@ pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
     f.push((!pos.may_have_four(op) && pos.fork_count(me) > 0) as i32);
     f.push(pos.fork_count(op).min(3) as i32);
     f.push(pos.may_have_four(me) as i32);
+    for c in [me, op] {
+        f.extend_from_slice(&pos.pair_counts(c)[..NO_PAIR as usize]);
+    }
     Some(f)
 }

@@ -15,7 +15,9 @@ struct Frame {
     colour: Color,
     pats: u32,
     combos: u32,
+    pairs: u32,
     pat_counts: [[i32; PATS]; 2],
+    pair_counts: [[i32; PAIRS]; 2],
     fives: [u32; 2],
     fours: [u32; 2],
     open_fours: [u32; 2],
@@ -81,6 +83,43 @@ impl Combo {
             (0, 1) => Combo::Three,
             _ => Combo::None,
         }
+    }
+}
+
+/// Number of line-pair codes: see [`line_pair`].
+pub(crate) const PAIRS: usize = 26;
+
+/// The cell's code when fewer than two of its lines hold a two or better (or one holds a
+/// straight four or more, which the search decides, not the evaluation).
+pub(crate) const NO_PAIR: u8 = 25;
+
+/// What a colour's stone on an empty cell would make on its two strongest lines together:
+/// `strongest * 5 + second` over two, open two, three, open three, four (a double four on one
+/// line counts as a four), or [`NO_PAIR`]. One line's pattern says little about a point that
+/// also lies on a second one; the pair is what makes a point worth playing, and the
+/// evaluation weighs each pair on its own.
+#[inline]
+pub(crate) fn line_pair(pats: [Pat; 4]) -> u8 {
+    let (mut first, mut second) = (Pat::None, Pat::None);
+    for p in pats {
+        if p > first {
+            second = first;
+            first = p;
+        } else if p > second {
+            second = p;
+        }
+    }
+    let rank = |p: Pat| match p {
+        Pat::Two => Some(0),
+        Pat::TwoOpen => Some(1),
+        Pat::Three => Some(2),
+        Pat::ThreeOpen => Some(3),
+        Pat::Four | Pat::FourDouble => Some(4),
+        _ => None,
+    };
+    match (rank(first), rank(second)) {
+        (Some(a), Some(b)) => a * 5 + b,
+        _ => NO_PAIR,
     }
 }
 
@@ -152,12 +191,17 @@ pub(crate) struct Position {
     /// line shows (a four with an open three, two open threes).
     combos: Vec<Combo>,
     combo_counts: [[u32; COMBOS]; 2],
+    /// Each empty cell's [`line_pair`] code per colour (`pairs[sq * 2 + colour]`), and per
+    /// colour how many cells hold each code.
+    pairs: Vec<u8>,
+    pair_counts: [[i32; PAIRS]; 2],
     /// Black's double threes and double fours count as nothing under renju: they are forbidden.
     black_restricted: bool,
     /// What each stone put changed, so that taking it back restores instead of recomputing:
     /// the old patterns and combinations (index, value), and per stone the counters before it.
     undo_pats: Vec<(u32, Pat)>,
     undo_combos: Vec<(u32, Combo)>,
+    undo_pairs: Vec<(u32, u8)>,
     frames: Vec<Frame>,
     table: PatTable,
     /// Steps between neighbours along the four directions.
@@ -223,9 +267,17 @@ impl Position {
             combos: vec![Combo::None; n * 2],
             // Every cell starts with no threat.
             combo_counts: [[n as u32, 0, 0, 0, 0, 0, 0]; 2],
+            pairs: vec![NO_PAIR; n * 2],
+            pair_counts: {
+                let mut counts = [[0; PAIRS]; 2];
+                counts[0][NO_PAIR as usize] = n as i32;
+                counts[1][NO_PAIR as usize] = n as i32;
+                counts
+            },
             black_restricted: rule == Rule::Renju,
             undo_pats: Vec::new(),
             undo_combos: Vec::new(),
+            undo_pairs: Vec::new(),
             frames: Vec::new(),
             table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
@@ -267,6 +319,7 @@ impl Position {
         pos.frames.clear();
         pos.undo_pats.clear();
         pos.undo_combos.clear();
+        pos.undo_pairs.clear();
         pos.side = side;
         pos
     }
@@ -399,6 +452,23 @@ impl Position {
             if old.max(new) >= Pat::ThreeOpen {
                 self.set_combo(sq, c);
             }
+            // Nones and ones below a two take no part in a pair.
+            if old.max(new) >= Pat::Two {
+                self.set_pair(sq, c);
+            }
+        }
+    }
+
+    // Re-derives the line pair of `c` (an index) on the empty `sq`.
+    #[inline]
+    fn set_pair(&mut self, sq: Sq, c: usize) {
+        let new = line_pair(self.pats_of(sq, c));
+        let slot = sq * 2 + c;
+        let old = std::mem::replace(&mut self.pairs[slot], new);
+        if old != new {
+            self.undo_pairs.push((slot as u32, old));
+            self.pair_counts[c][old as usize] -= 1;
+            self.pair_counts[c][new as usize] += 1;
         }
     }
 
@@ -435,6 +505,10 @@ impl Position {
             self.undo_combos.push(((sq * 2 + c) as u32, old));
             self.combo_counts[c][old as usize] -= 1;
             self.combo_counts[c][Combo::None as usize] += 1;
+            let old = std::mem::replace(&mut self.pairs[sq * 2 + c], NO_PAIR);
+            self.undo_pairs.push(((sq * 2 + c) as u32, old));
+            self.pair_counts[c][old as usize] -= 1;
+            self.pair_counts[c][NO_PAIR as usize] += 1;
         }
     }
 
@@ -494,6 +568,12 @@ impl Position {
         &self.pat_counts[ci(c)]
     }
 
+    /// How many empty cells give `c` each [`line_pair`] code.
+    #[inline]
+    pub(crate) fn pair_counts(&self, c: Color) -> &[i32; PAIRS] {
+        &self.pair_counts[ci(c)]
+    }
+
     /// Fills `out` with the empty cells near stones: the candidate moves.
     #[inline]
     pub(crate) fn empty_near_cells(&self, out: &mut Vec<Sq>) {
@@ -507,7 +587,9 @@ impl Position {
             colour: c,
             pats: self.undo_pats.len() as u32,
             combos: self.undo_combos.len() as u32,
+            pairs: self.undo_pairs.len() as u32,
             pat_counts: self.pat_counts,
+            pair_counts: self.pair_counts,
             fives: self.fives,
             fours: self.fours,
             open_fours: self.open_fours,
@@ -552,7 +634,11 @@ impl Position {
         for (slot, old) in self.undo_combos.drain(frame.combos as usize..).rev() {
             self.combos[slot as usize] = old;
         }
+        for (slot, old) in self.undo_pairs.drain(frame.pairs as usize..).rev() {
+            self.pairs[slot as usize] = old;
+        }
         self.pat_counts = frame.pat_counts;
+        self.pair_counts = frame.pair_counts;
         self.fives = frame.fives;
         self.fours = frame.fours;
         self.open_fours = frame.open_fours;
@@ -673,6 +759,18 @@ mod tests {
     }
 
     #[test]
+    fn line_pairs_take_the_two_strongest_lines() {
+        use Pat::*;
+        assert_eq!(line_pair([Four, ThreeOpen, None, Two]), 4 * 5 + 3);
+        assert_eq!(line_pair([Two, ThreeOpen, ThreeOpen, None]), 3 * 5 + 3);
+        assert_eq!(line_pair([FourDouble, TwoOpen, None, None]), 4 * 5 + 1);
+        assert_eq!(line_pair([Two, Two, None, None]), 0);
+        // One line alone, or a straight four, is no pair.
+        assert_eq!(line_pair([TwoOpen, None, None, None]), NO_PAIR);
+        assert_eq!(line_pair([FourOpen, Three, None, None]), NO_PAIR);
+    }
+
+    #[test]
     fn moves_and_take_backs_keep_patterns_and_counts_exact() {
         for rule in [Rule::Freestyle, Rule::Renju] {
             let board = Board::new(BoardSize::STANDARD);
@@ -719,6 +817,10 @@ mod tests {
                 assert!(
                     pos.combos == fresh.combos,
                     "{rule:?} combinations after step {step}"
+                );
+                assert!(
+                    pos.pairs == fresh.pairs && pos.pair_counts == fresh.pair_counts,
+                    "{rule:?} line pairs after step {step}"
                 );
                 assert_eq!(
                     (

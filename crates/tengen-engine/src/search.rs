@@ -7,7 +7,7 @@ use std::time::Instant;
 use tengen_rules::{Color, Rule};
 
 use crate::pattern::PATS;
-use crate::position::{Position, Sq};
+use crate::position::{PAIRS, Position, Sq};
 use crate::threat::{Info, info};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
 use crate::{Limits, Line, Score, SearchInfo};
@@ -149,11 +149,14 @@ fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
 /// The evaluation's weights for one rule. A position's value for the side to move is
 /// `(own * own_scale.0 / own_scale.1 + opponent) / divisor` plus the threat terms, where `own`
 /// and `opponent` sum a weight per (empty cell, direction) by the pattern that colour would
-/// make there.
+/// make there, and a weight per empty cell by the [`line_pair`](crate::position::line_pair)
+/// that colour would make there.
 struct EvalWeights {
     own: [i32; PATS],
     own_scale: (i32, i32),
     opponent: [i32; PATS],
+    own_pairs: [i32; PAIRS],
+    opponent_pairs: [i32; PAIRS],
     /// A double three or a four-three to make for the side to move, against an opponent with
     /// no four to gain a tempo: nearly always a win, which the VCF at the leaves cannot see
     /// when the attack starts with an open three.
@@ -163,52 +166,42 @@ struct EvalWeights {
     per_fork_against: i32,
     /// A four to make for the side to move: a tempo in hand.
     own_four: i32,
+    /// Having the move.
+    tempo: i32,
     divisor: i32,
 }
 
-/// Freestyle, standard and caro: hand-set pattern weights, the side to move's counting a fifth
-/// more. The fork terms, measured against the evaluation without them: +120 +/- 67 Elo in
-/// freestyle (self-play, 120 games, 300 ms).
+/// Standard and caro: hand-set pattern weights, the side to move's counting a fifth more. The
+/// fork terms, measured against the evaluation without them: +120 +/- 67 Elo in freestyle
+/// (self-play, 120 games, 300 ms). Freestyle used these until the fitted weights below beat
+/// them.
 const HAND_SET: EvalWeights = EvalWeights {
     own: [0, 2, 6, 6, 20, 24, 60, 80, 160, 0],
     own_scale: (6, 5),
     opponent: [0, -2, -6, -6, -20, -24, -60, -80, -160, 0],
+    own_pairs: [0; PAIRS],
+    opponent_pairs: [0; PAIRS],
     fork_to_make: 800,
     per_fork_against: -150,
     own_four: 0,
+    tempo: 0,
     divisor: 1,
 };
 
-/// Renju: weights fitted by logistic regression on game results (12,554 quiet positions from
-/// 560 games of the engine against Carbon 2.3 and itself; held-out log loss 0.685 with the
-/// hand-set weights, 0.629 fitted; see `scripts/tune/README.md`). Against Carbon 2.3 (160 games,
-/// 500 ms, paired random openings): 64 points against 42 with the hand-set weights, about
-/// +100 Elo. The same fit for freestyle scored worse than the hand-set weights (56 against 74),
-/// so freestyle keeps them.
-const RENJU_FITTED: EvalWeights = EvalWeights {
-    own: [0, 15, 11, 77, 117, 209, -322, 0, 0, 0],
-    own_scale: (1, 1),
-    opponent: [0, -19, -10, -86, -84, -256, -459, -423, 0, 0],
-    fork_to_make: 4276,
-    per_fork_against: -458,
-    own_four: 389,
-    divisor: 4,
-};
+include!("eval_weights.rs");
 
 /// Static evaluation from the side to move's point of view.
 pub(crate) fn evaluate(pos: &Position) -> i32 {
-    let w = if pos.rule() == Rule::Renju {
-        &RENJU_FITTED
-    } else {
-        &HAND_SET
+    let w = match pos.rule() {
+        Rule::Freestyle => &FREESTYLE_FITTED,
+        Rule::Renju => &RENJU_FITTED,
+        Rule::Standard | Rule::Caro => &HAND_SET,
     };
     let me = pos.side();
     let op = me.opponent();
-    let sum = |weights: &[i32; PATS], counts: &[i32; PATS]| -> i32 {
-        weights.iter().zip(counts).map(|(w, n)| w * n).sum()
-    };
-    let own = sum(&w.own, pos.pat_counts(me)) * w.own_scale.0 / w.own_scale.1;
-    let mut e = own + sum(&w.opponent, pos.pat_counts(op));
+    let own = dot(&w.own, pos.pat_counts(me)) * w.own_scale.0 / w.own_scale.1;
+    let mut e = own + dot(&w.opponent, pos.pat_counts(op)) + w.tempo;
+    e += dot(&w.own_pairs, pos.pair_counts(me)) + dot(&w.opponent_pairs, pos.pair_counts(op));
     if !pos.may_have_four(op) && pos.fork_count(me) > 0 {
         e += w.fork_to_make;
     }
@@ -217,6 +210,10 @@ pub(crate) fn evaluate(pos: &Position) -> i32 {
         e += w.own_four;
     }
     e / w.divisor
+}
+
+fn dot<const N: usize>(weights: &[i32; N], counts: &[i32; N]) -> i32 {
+    weights.iter().zip(counts).map(|(w, n)| w * n).sum()
 }
 
 pub(crate) struct Searcher<'a> {
