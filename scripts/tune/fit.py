@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Fits the evaluation's weights to game results (Texel-style logistic regression).
 
-usage: fit.py FEATURES.csv > crates/tengen-engine/src/eval_weights.rs
+usage: fit.py FEATURES.csv OUTDIR
+
+Writes OUTDIR/freestyle.txt and OUTDIR/renju.txt (for each rule FEATURES.csv holds positions
+of), the weights files the engine embeds from crates/tengen-engine/data/eval/ and
+`pbrain-tengen --eval FILE` reads.
 
 FEATURES.csv is what `cargo run --release -p tengen-engine --example eval_features` prints.
 For freestyle and for renju apart: positions are in game order, the first 80% train and the
@@ -62,33 +66,25 @@ def fit(rows, l2):
     }
 
 
-def rust(const, rule, f):
-    w = f["weights"]
-    pats = lambda side: [0] + [w[f"{side}_{p}"] for p in PATS] + [0, 0]
-    pairs = lambda side: [w[n] for n in names if n.startswith(f"{side}_pair_")] + [0]
-    arr = lambda v: "[" + ", ".join(map(str, v)) + "]"
-    return f"""/// {rule}: weights fitted to game results by `scripts/tune/fit.py` ({f['positions']:,} quiet
-/// positions; held-out log loss {f['hand_set']:.3f} with the hand-set weights at their best scale,
-/// {f['held_out']:.3f} fitted).
-const {const}: EvalWeights = EvalWeights {{
-    own: {arr(pats('own'))},
-    own_scale: (1, 1),
-    opponent: {arr(pats('opp'))},
-    own_pairs: {arr(pairs('own'))},
-    opponent_pairs: {arr(pairs('opp'))},
-    fork_to_make: {w['fork_to_make']},
-    per_fork_against: {w['forks_against']},
-    own_four: {w['own_four_in_hand']},
-    tempo: {w['tempo']},
-    divisor: 1,
-}};
-"""
+def weights_file(rule, f):
+    """The engine's weights file: `name value` lines, the fit's figures as comments."""
+    lines = [
+        "# Written by scripts/tune/fit.py (see scripts/tune/README.md); not edited by hand.",
+        f"# {rule}: weights fitted to game results ({f['positions']:,} quiet positions; held-out",
+        f"# log loss {f['hand_set']:.3f} with the hand-set weights at their best scale, "
+        f"{f['held_out']:.3f} fitted).",
+    ]
+    lines += [f"{name} {value}" for name, value in f["weights"].items()]
+    return "\n".join(lines) + "\n"
 
 
-print("// Written by scripts/tune/fit.py (see scripts/tune/README.md); not edited by hand.")
-for code, const, rule in [(0, "FREESTYLE_FITTED", "Freestyle"), (1, "RENJU_FITTED", "Renju")]:
-    f = fit(data[data["rule"] == code], L2[code])
+out_dir = sys.argv[2]
+for code, rule in [(0, "Freestyle"), (1, "Renju")]:
+    rows = data[data["rule"] == code]
+    if len(rows) == 0:
+        continue
+    f = fit(rows, L2[code])
     print(f"{rule}: {f['positions']} positions, held-out loss hand-set {f['hand_set']:.4f}, "
           f"fitted {f['held_out']:.4f} (train {f['train']:.4f})", file=sys.stderr)
-    print()
-    print(rust(const, rule, f), end="")
+    with open(f"{out_dir}/{rule.lower()}.txt", "w") as out:
+        out.write(weights_file(rule, f))

@@ -3,6 +3,7 @@
 
 use tengen_rules::{Board, Color, Rule};
 
+use crate::eval::PAIR_PATS;
 use crate::pattern::Pat;
 use crate::position::{Combo, NO_PAIR, PAIRS, Position};
 
@@ -20,9 +21,6 @@ pub fn names() -> Vec<String> {
     }
     names
 }
-
-/// The patterns a line pair is made of, weakest first.
-const PAIR_PATS: [&str; 5] = ["2", "2o", "3", "3o", "4"];
 
 /// Names of the pattern and threat values that start what [`features`] returns.
 pub const BASE_NAMES: [&str; 17] = [

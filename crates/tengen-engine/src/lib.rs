@@ -24,6 +24,7 @@
 //! ```
 
 pub mod bench;
+mod eval;
 #[doc(hidden)]
 pub mod features;
 mod level;
@@ -39,6 +40,7 @@ use std::time::Duration;
 
 use tengen_rules::{Board, Color, Game, Point, Rule};
 
+pub use eval::{EvalWeights, WeightsError};
 pub use level::Level;
 pub use time::TimeControl;
 pub use tt::TableSizeError;
@@ -165,6 +167,8 @@ impl SearchResult {
 pub struct Engine {
     tt: tt::Table,
     hash_mb: usize,
+    /// Weights that replace the built-in ones under every rule.
+    eval_override: Option<EvalWeights>,
 }
 
 impl Engine {
@@ -173,6 +177,7 @@ impl Engine {
         Engine {
             tt: tt::Table::new(hash_mb),
             hash_mb,
+            eval_override: None,
         }
     }
 
@@ -189,6 +194,7 @@ impl Engine {
         Ok(Engine {
             tt: tt::Table::try_new(hash_mb)?,
             hash_mb,
+            eval_override: None,
         })
     }
 
@@ -208,6 +214,15 @@ impl Engine {
             self.hash_mb = hash_mb;
         }
         Ok(())
+    }
+
+    /// Plays with `weights` under every rule instead of the built-in ones
+    /// ([`EvalWeights::builtin`]); `None` returns to those. Used to try out newly fitted weights
+    /// before they are built in. Clears the transposition table, whose scores the old weights
+    /// made.
+    pub fn set_eval_weights(&mut self, weights: Option<EvalWeights>) {
+        self.eval_override = weights;
+        self.tt.clear();
     }
 
     /// Forgets everything learnt in earlier searches.
@@ -239,7 +254,8 @@ impl Engine {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> SearchResult {
         let pos = Position::new(board, rule, side);
-        let mut s = Searcher::new(pos, &mut self.tt, *limits, stop);
+        let weights = weights_for(&self.eval_override, rule);
+        let mut s = Searcher::new(pos, &mut self.tt, weights, *limits, stop);
         let lines = s.run(on_info);
         SearchResult {
             depth: 0,
@@ -262,7 +278,8 @@ impl Engine {
         stop: &AtomicBool,
     ) -> Option<Vec<Point>> {
         let pos = Position::new(board, rule, side);
-        let mut s = Searcher::new(pos, &mut self.tt, *limits, stop);
+        let weights = weights_for(&self.eval_override, rule);
+        let mut s = Searcher::new(pos, &mut self.tt, weights, *limits, stop);
         let mut line = Vec::new();
         s.vcf(max_fours, &mut line)
             .then(|| line.iter().map(|&sq| s.pos.point(sq)).collect())
@@ -283,7 +300,8 @@ impl Engine {
         stop: &AtomicBool,
     ) -> Option<Vec<Point>> {
         let pos = Position::new(board, rule, side);
-        let mut s = Searcher::new(pos, &mut self.tt, *limits, stop);
+        let weights = weights_for(&self.eval_override, rule);
+        let mut s = Searcher::new(pos, &mut self.tt, weights, *limits, stop);
         let mut line = Vec::new();
         (s.vct(max_threes, &mut line) && !s.aborted)
             .then(|| line.iter().map(|&sq| s.pos.point(sq)).collect())
@@ -349,6 +367,14 @@ pub fn threat_points(board: &Board, rule: Rule, color: Color) -> Vec<(Point, Thr
         .collect();
     out.sort_by_key(|(p, _)| (p.y, p.x));
     out
+}
+
+/// The weights to search with: a field-level borrow, so that the table can be borrowed mutably
+/// beside it.
+fn weights_for(eval_override: &Option<EvalWeights>, rule: Rule) -> &EvalWeights {
+    eval_override
+        .as_ref()
+        .unwrap_or_else(|| EvalWeights::builtin(rule))
 }
 
 impl SearchResult {

@@ -4,10 +4,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use tengen_rules::{Color, Rule};
+use tengen_rules::Color;
 
-use crate::pattern::PATS;
-use crate::position::{PAIRS, Position, Sq};
+use crate::eval::{EvalWeights, evaluate};
+use crate::position::{Position, Sq};
 use crate::threat::{Info, info};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
 use crate::{Limits, Line, Score, SearchInfo};
@@ -146,79 +146,10 @@ fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
         .any(|&d| (1..=5).any(|k| diff == d * k || diff == -d * k))
 }
 
-/// The evaluation's weights for one rule. A position's value for the side to move is
-/// `(own * own_scale.0 / own_scale.1 + opponent) / divisor` plus the threat terms, where `own`
-/// and `opponent` sum a weight per (empty cell, direction) by the pattern that colour would
-/// make there, and a weight per empty cell by the [`line_pair`](crate::position::line_pair)
-/// that colour would make there.
-struct EvalWeights {
-    own: [i32; PATS],
-    own_scale: (i32, i32),
-    opponent: [i32; PATS],
-    own_pairs: [i32; PAIRS],
-    opponent_pairs: [i32; PAIRS],
-    /// A double three or a four-three to make for the side to move, against an opponent with
-    /// no four to gain a tempo: nearly always a win, which the VCF at the leaves cannot see
-    /// when the attack starts with an open three.
-    fork_to_make: i32,
-    /// Each of the opponent's double-three and four-three points (three at most): the side to
-    /// move has one move to deal with them.
-    per_fork_against: i32,
-    /// A four to make for the side to move: a tempo in hand.
-    own_four: i32,
-    /// Having the move.
-    tempo: i32,
-    divisor: i32,
-}
-
-/// Standard and caro: hand-set pattern weights, the side to move's counting a fifth more. The
-/// fork terms, measured against the evaluation without them: +120 +/- 67 Elo in freestyle
-/// (self-play, 120 games, 300 ms). Freestyle used these until the fitted weights below beat
-/// them.
-const HAND_SET: EvalWeights = EvalWeights {
-    own: [0, 2, 6, 6, 20, 24, 60, 80, 160, 0],
-    own_scale: (6, 5),
-    opponent: [0, -2, -6, -6, -20, -24, -60, -80, -160, 0],
-    own_pairs: [0; PAIRS],
-    opponent_pairs: [0; PAIRS],
-    fork_to_make: 800,
-    per_fork_against: -150,
-    own_four: 0,
-    tempo: 0,
-    divisor: 1,
-};
-
-include!("eval_weights.rs");
-
-/// Static evaluation from the side to move's point of view.
-pub(crate) fn evaluate(pos: &Position) -> i32 {
-    let w = match pos.rule() {
-        Rule::Freestyle => &FREESTYLE_FITTED,
-        Rule::Renju => &RENJU_FITTED,
-        Rule::Standard | Rule::Caro => &HAND_SET,
-    };
-    let me = pos.side();
-    let op = me.opponent();
-    let own = dot(&w.own, pos.pat_counts(me)) * w.own_scale.0 / w.own_scale.1;
-    let mut e = own + dot(&w.opponent, pos.pat_counts(op)) + w.tempo;
-    e += dot(&w.own_pairs, pos.pair_counts(me)) + dot(&w.opponent_pairs, pos.pair_counts(op));
-    if !pos.may_have_four(op) && pos.fork_count(me) > 0 {
-        e += w.fork_to_make;
-    }
-    e += w.per_fork_against * pos.fork_count(op).min(3) as i32;
-    if pos.may_have_four(me) {
-        e += w.own_four;
-    }
-    e / w.divisor
-}
-
-fn dot<const N: usize>(weights: &[i32; N], counts: &[i32; N]) -> i32 {
-    weights.iter().zip(counts).map(|(w, n)| w * n).sum()
-}
-
 pub(crate) struct Searcher<'a> {
     pub pos: Position,
     tt: &'a mut Table,
+    weights: &'a EvalWeights,
     pub nodes: u64,
     limits: Limits,
     start: Instant,
@@ -261,6 +192,7 @@ impl<'a> Searcher<'a> {
     pub(crate) fn new(
         pos: Position,
         tt: &'a mut Table,
+        weights: &'a EvalWeights,
         limits: Limits,
         stop: &'a AtomicBool,
     ) -> Searcher<'a> {
@@ -268,6 +200,7 @@ impl<'a> Searcher<'a> {
         Searcher {
             pos,
             tt,
+            weights,
             nodes: 0,
             limits,
             start: Instant::now(),
@@ -526,7 +459,7 @@ impl<'a> Searcher<'a> {
                 return score;
             }
         }
-        evaluate(&self.pos)
+        evaluate(&self.pos, self.weights)
     }
 
     /// Victory by continuous fours for the side to move, within `depth` own moves. On success
@@ -987,7 +920,7 @@ impl<'a> Searcher<'a> {
         };
         sq.map(|sq| Line {
             moves: vec![self.pos.point(sq)],
-            score: Score::Eval(evaluate(&self.pos)),
+            score: Score::Eval(evaluate(&self.pos, self.weights)),
         })
         .into_iter()
         .collect()

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
-use tengen_engine::{Engine, Level, Limits, Score, SearchInfo, TimeControl};
+use tengen_engine::{Engine, EvalWeights, Level, Limits, Score, SearchInfo, TimeControl};
 use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, forbidden, forbidden_points};
 
 use crate::command::{
@@ -71,6 +71,9 @@ pub struct BrainOptions {
     pub seed: u64,
     /// Transposition table size in megabytes until `INFO max_memory` or `INFO hash_size`.
     pub hash_mb: usize,
+    /// Evaluation weights to play with instead of the engine's built-in ones (trying out a
+    /// refit before it is built in).
+    pub eval_weights: Option<EvalWeights>,
 }
 
 impl Default for BrainOptions {
@@ -79,6 +82,7 @@ impl Default for BrainOptions {
             level: Level::Master,
             seed: 0,
             hash_mb: DEFAULT_HASH_MB,
+            eval_weights: None,
         }
     }
 }
@@ -747,23 +751,27 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                 }
                 engine
             }
-            None => match Engine::try_new(want) {
-                Ok(engine) => {
-                    self.engine_mb = want;
-                    engine
-                }
-                Err(e) => {
-                    let (engine, mb) = [DEFAULT_HASH_MB, 1]
-                        .into_iter()
-                        .filter(|&mb| mb < want)
-                        .find_map(|mb| Engine::try_new(mb).ok().map(|engine| (engine, mb)))
-                        // Not even 1 MB: the abort any allocation would meet.
-                        .unwrap_or_else(|| (Engine::new(1), 1));
-                    self.engine_mb = mb;
-                    self.error(format!("{e}; the table is {mb} MB instead"));
-                    engine
-                }
-            },
+            None => {
+                let mut engine = match Engine::try_new(want) {
+                    Ok(engine) => {
+                        self.engine_mb = want;
+                        engine
+                    }
+                    Err(e) => {
+                        let (engine, mb) = [DEFAULT_HASH_MB, 1]
+                            .into_iter()
+                            .filter(|&mb| mb < want)
+                            .find_map(|mb| Engine::try_new(mb).ok().map(|engine| (engine, mb)))
+                            // Not even 1 MB: the abort any allocation would meet.
+                            .unwrap_or_else(|| (Engine::new(1), 1));
+                        self.engine_mb = mb;
+                        self.error(format!("{e}; the table is {mb} MB instead"));
+                        engine
+                    }
+                };
+                engine.set_eval_weights(self.options.eval_weights.clone());
+                engine
+            }
         }
     }
 

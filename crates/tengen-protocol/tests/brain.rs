@@ -89,6 +89,7 @@ fn test_options() -> BrainOptions {
         level: Level::Master,
         seed: 7,
         hash_mb: 4,
+        eval_weights: None,
     }
 }
 

@@ -399,3 +399,29 @@ fn a_hash_flag_beyond_the_machine_is_refused_at_start() {
     assert_eq!(status.code(), Some(2), "{status:?}: {stderr}");
     assert!(stderr.contains("--hash 99999999"), "{stderr}");
 }
+
+#[test]
+fn an_eval_file_is_read_at_start_and_a_bad_one_refused_with_its_line() {
+    let dir = std::env::temp_dir().join(format!("tengen-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "tempo 3\nown_three_open three\n").expect("written");
+    let mut brain = Raw::spawn(&["--eval", bad.to_str().expect("a path")]);
+    if let Some(stdin) = brain.stdin.as_mut() {
+        stdin.write_all(b"START 15\nBEGIN\n").ok();
+    }
+    let (status, stderr) = brain.finish();
+    assert_eq!(status.code(), Some(2), "{status:?}: {stderr}");
+    assert!(stderr.contains("line 2"), "{stderr}");
+
+    // The built-in hand-set weights, as a file: the brain plays with them.
+    let hand_set = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tengen-engine/data/eval/hand-set.txt"
+    );
+    let mut brain = tengen(&["--eval", hand_set], Rule::Renju);
+    let first = brain.begin(WAIT).expect("a move");
+    assert!(BoardSize::STANDARD.contains(first));
+    brain.end(WAIT).expect("END");
+    std::fs::remove_dir_all(&dir).ok();
+}

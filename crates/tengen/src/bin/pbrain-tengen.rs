@@ -2,11 +2,12 @@
 //! Thin: reads the command line and runs the protocol library's brain loop. See
 //! `docs/protocol.md` for the commands it understands.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use tengen_engine::Level;
+use tengen_engine::{EvalWeights, Level};
 use tengen_protocol::brain::{self, BrainOptions};
 
 #[derive(Parser)]
@@ -26,6 +27,10 @@ struct Args {
     /// quarter of the machine's memory).
     #[arg(long, default_value_t = 64)]
     hash: usize,
+    /// Play with the evaluation weights in this file (the form `scripts/tune/fit.py` writes)
+    /// instead of the built-in ones, under every rule: how a refit is tried in games.
+    #[arg(long, value_name = "FILE")]
+    eval: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -42,10 +47,24 @@ fn main() -> ExitCode {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64)
     });
+    let eval_weights = match &args.eval {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| text.parse::<EvalWeights>().map_err(|e| e.to_string()))
+        {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!("pbrain-tengen: --eval {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
     let options = BrainOptions {
         level: args.level,
         seed,
         hash_mb: args.hash.max(1),
+        eval_weights,
     };
     match brain::run_stdio(&options) {
         Ok(()) => ExitCode::SUCCESS,
