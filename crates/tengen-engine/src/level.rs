@@ -188,7 +188,14 @@ impl Engine {
                 return Some(p);
             }
         }
+        // Below master a level's strength is its limits, and its games repeat from the seed:
+        // one thread, whatever the engine is set to.
+        let threads = self.threads();
+        if level != Level::Master {
+            self.set_threads(1);
+        }
         let result = self.search_game(game, &limits, stop, &mut |_| {});
+        self.set_threads(threads);
         let best = result.lines.first()?;
         let (chance, margin) = level.looseness();
         if chance == 0 || best.score.is_decisive() || rng.below(100) >= chance {

@@ -35,7 +35,7 @@ mod threat;
 mod time;
 mod tt;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use tengen_rules::{Board, Color, Game, Point, Rule};
@@ -169,7 +169,12 @@ pub struct Engine {
     hash_mb: usize,
     /// Weights that replace the built-in ones under every rule.
     eval_override: Option<EvalWeights>,
+    /// Search threads (Lazy SMP); 1 searches on the caller's thread alone.
+    threads: usize,
 }
+
+/// The most search threads an engine runs.
+pub const MAX_THREADS: usize = 64;
 
 impl Engine {
     /// An engine with a transposition table of about `hash_mb` megabytes.
@@ -178,6 +183,7 @@ impl Engine {
             tt: tt::Table::new(hash_mb),
             hash_mb,
             eval_override: None,
+            threads: 1,
         }
     }
 
@@ -195,6 +201,7 @@ impl Engine {
             tt: tt::Table::try_new(hash_mb)?,
             hash_mb,
             eval_override: None,
+            threads: 1,
         })
     }
 
@@ -223,6 +230,31 @@ impl Engine {
     pub fn set_eval_weights(&mut self, weights: Option<EvalWeights>) {
         self.eval_override = weights;
         self.tt.clear();
+    }
+
+    /// Searches with `threads` threads (clamped to 1..=[`MAX_THREADS`]), Lazy SMP: helper
+    /// threads search the same position at staggered depths and share what they find through
+    /// the transposition table, which is lock-free. The move played is the main thread's,
+    /// unless a helper completed a deeper iteration and the main thread's result is not a
+    /// proven win or loss (with one best line asked for). A node limit counts the main thread's
+    /// nodes; the nodes reported are all threads' together. With one thread and a node or depth
+    /// limit a search repeats exactly; with more, the threads' timing makes it vary.
+    ///
+    /// ```
+    /// use tengen_engine::{Engine, MAX_THREADS};
+    /// let mut engine = Engine::new(16);
+    /// engine.set_threads(0);
+    /// assert_eq!(engine.threads(), 1);
+    /// engine.set_threads(1000);
+    /// assert_eq!(engine.threads(), MAX_THREADS);
+    /// ```
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, MAX_THREADS);
+    }
+
+    /// The number of search threads.
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Forgets everything learnt in earlier searches.
@@ -255,15 +287,52 @@ impl Engine {
     ) -> SearchResult {
         let pos = Position::new(board, rule, side);
         let weights = weights_for(&self.eval_override, rule);
-        let mut s = Searcher::new(pos, &mut self.tt, weights, *limits, stop);
-        let lines = s.run(on_info);
-        SearchResult {
-            depth: 0,
-            nodes: s.nodes,
-            elapsed: s.elapsed(),
-            lines,
+        if self.threads <= 1 {
+            let mut s = Searcher::new(pos, &self.tt, weights, *limits, stop);
+            let lines = s.run(on_info);
+            return SearchResult {
+                depth: s.completed_depth,
+                nodes: s.nodes,
+                elapsed: s.elapsed(),
+                lines,
+            };
         }
-        .with_depth(&s)
+        let tt = &self.tt;
+        // The helpers stop when the main search ends, or when the caller says stop.
+        let main_done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..self.threads)
+                .map(|id| {
+                    let (pos, main_done) = (pos.clone(), &main_done);
+                    scope
+                        .spawn(move || run_helper(pos, tt, weights, *limits, [stop, main_done], id))
+                })
+                .collect();
+            let mut s = Searcher::new(pos, tt, weights, *limits, stop);
+            let mut lines = s.run(on_info);
+            main_done.store(true, Ordering::Relaxed);
+            let mut nodes = s.nodes;
+            let mut depth = s.completed_depth;
+            let keep_main =
+                limits.multipv > 1 || lines.first().is_some_and(|l| l.score.is_decisive());
+            for h in helpers {
+                // A helper that panicked has only lost its own work.
+                let Ok((h_nodes, deepest)) = h.join() else {
+                    continue;
+                };
+                nodes += h_nodes;
+                if let Some((d, line)) = deepest.filter(|(d, _)| *d > depth && !keep_main) {
+                    depth = d;
+                    lines = vec![line];
+                }
+            }
+            SearchResult {
+                depth,
+                nodes,
+                elapsed: s.elapsed(),
+                lines,
+            }
+        })
     }
 
     /// Looks for a victory by continuous fours for the side to move, within `max_fours` of its
@@ -279,7 +348,7 @@ impl Engine {
     ) -> Option<Vec<Point>> {
         let pos = Position::new(board, rule, side);
         let weights = weights_for(&self.eval_override, rule);
-        let mut s = Searcher::new(pos, &mut self.tt, weights, *limits, stop);
+        let mut s = Searcher::new(pos, &self.tt, weights, *limits, stop);
         let mut line = Vec::new();
         s.vcf(max_fours, &mut line)
             .then(|| line.iter().map(|&sq| s.pos.point(sq)).collect())
@@ -301,7 +370,7 @@ impl Engine {
     ) -> Option<Vec<Point>> {
         let pos = Position::new(board, rule, side);
         let weights = weights_for(&self.eval_override, rule);
-        let mut s = Searcher::new(pos, &mut self.tt, weights, *limits, stop);
+        let mut s = Searcher::new(pos, &self.tt, weights, *limits, stop);
         let mut line = Vec::new();
         (s.vct(max_threes, &mut line) && !s.aborted)
             .then(|| line.iter().map(|&sq| s.pos.point(sq)).collect())
@@ -369,17 +438,29 @@ pub fn threat_points(board: &Board, rule: Rule, color: Color) -> Vec<(Point, Thr
     out
 }
 
-/// The weights to search with: a field-level borrow, so that the table can be borrowed mutably
-/// beside it.
+/// One helper thread's search: until its iterations end, the caller's `stop`, or `main_done`.
+/// Returns its nodes and its deepest completed iteration's best line.
+fn run_helper(
+    pos: Position,
+    tt: &tt::Table,
+    weights: &EvalWeights,
+    limits: Limits,
+    stops: [&AtomicBool; 2],
+    id: usize,
+) -> (u64, Option<(u32, Line)>) {
+    let limits = Limits {
+        // A node limit counts the main thread's nodes: the helpers run until it ends.
+        nodes: None,
+        ..limits
+    };
+    let mut s = Searcher::helper(pos, tt, weights, limits, stops, id);
+    s.run(&mut |_| {});
+    (s.nodes, s.deepest.take())
+}
+
+/// The weights to search with (the override, else the rule's built-in ones).
 fn weights_for(eval_override: &Option<EvalWeights>, rule: Rule) -> &EvalWeights {
     eval_override
         .as_ref()
         .unwrap_or_else(|| EvalWeights::builtin(rule))
-}
-
-impl SearchResult {
-    fn with_depth(mut self, s: &Searcher<'_>) -> SearchResult {
-        self.depth = s.completed_depth;
-        self
-    }
 }

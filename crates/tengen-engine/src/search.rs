@@ -148,7 +148,7 @@ fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
 
 pub(crate) struct Searcher<'a> {
     pub pos: Position,
-    tt: &'a mut Table,
+    tt: &'a Table,
     weights: &'a EvalWeights,
     pub nodes: u64,
     limits: Limits,
@@ -172,6 +172,12 @@ pub(crate) struct Searcher<'a> {
     /// A temporary node and time budget for one phase of the search (the root VCT).
     node_cap: Option<u64>,
     time_cap: Option<std::time::Duration>,
+    /// 0 for the main search; a helper thread's number otherwise.
+    helper_id: usize,
+    /// A helper's second stop flag: set when the main search has ended.
+    main_done: Option<&'a AtomicBool>,
+    /// The best line of the deepest iteration completed, with its depth (helpers' result).
+    pub deepest: Option<(u32, Line)>,
 }
 
 /// Slots of the failed-VCF table (a power of two: 8 MB).
@@ -191,7 +197,7 @@ const ROOT_VCT_NODES: u64 = 150_000;
 impl<'a> Searcher<'a> {
     pub(crate) fn new(
         pos: Position,
-        tt: &'a mut Table,
+        tt: &'a Table,
         weights: &'a EvalWeights,
         limits: Limits,
         stop: &'a AtomicBool,
@@ -221,7 +227,32 @@ impl<'a> Searcher<'a> {
             },
             node_cap: None,
             time_cap: None,
+            helper_id: 0,
+            main_done: None,
+            deepest: None,
         }
+    }
+
+    /// A helper for a parallel search (Lazy SMP): the same position and limits on the same
+    /// table, with helper number `id` (from 1). Helpers share what they find through the table
+    /// only; they skip the root VCT (the main thread runs it) and report nothing.
+    pub(crate) fn helper(
+        pos: Position,
+        tt: &'a Table,
+        weights: &'a EvalWeights,
+        limits: Limits,
+        [stop, main_done]: [&'a AtomicBool; 2],
+        id: usize,
+    ) -> Searcher<'a> {
+        let limits = Limits {
+            multipv: 1,
+            ..limits
+        };
+        let mut s = Searcher::new(pos, tt, weights, limits, stop);
+        s.main_done = Some(main_done);
+        s.root_vct = 0;
+        s.helper_id = id;
+        s
     }
 
     pub(crate) fn elapsed(&self) -> std::time::Duration {
@@ -237,7 +268,9 @@ impl<'a> Searcher<'a> {
         {
             self.aborted = true;
         } else if self.nodes & 1023 == 0 {
-            if self.stop.load(Ordering::Relaxed) {
+            if self.stop.load(Ordering::Relaxed)
+                || self.main_done.is_some_and(|f| f.load(Ordering::Relaxed))
+            {
                 self.aborted = true;
             }
             let elapsed = self.start.elapsed();
@@ -844,6 +877,12 @@ impl<'a> Searcher<'a> {
             }
         }
         for depth in 1..=max_depth {
+            // Helpers spread over depths: every other helper skips every other iteration, so
+            // the threads run ahead of one another and fill the table for each other.
+            if self.helper_id > 0 && depth < max_depth && (depth as usize + self.helper_id) % 2 == 0
+            {
+                continue;
+            }
             let mut lines: Vec<Line> = Vec::new();
             let mut excluded: Vec<Sq> = Vec::new();
             let mut partial = None;
@@ -887,6 +926,9 @@ impl<'a> Searcher<'a> {
             }
             best_lines = lines;
             self.completed_depth = depth as u32;
+            if let Some(line) = best_lines.first() {
+                self.deepest = Some((depth as u32, line.clone()));
+            }
             on_info(&SearchInfo {
                 depth: depth as u32,
                 seldepth: self.seldepth,

@@ -3,6 +3,12 @@
 //! Each slot is two words, the key and the packed entry, and an all-zero slot is empty, so the
 //! table is allocated zeroed: the system hands out zeroed pages as they are first touched, and a
 //! table of any size costs nothing until the search fills it.
+//!
+//! Search threads share one table without locks: each word is an atomic, and the first word
+//! holds the key XOR the entry, so a slot whose two words come from two different writes (two
+//! threads storing at once) reads as a miss instead of a wrong entry.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a stored score bounds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -44,8 +50,9 @@ impl std::error::Error for TableSizeError {}
 /// A fixed-size table, one entry per slot, deeper results kept over shallower ones.
 #[derive(Debug)]
 pub(crate) struct Table {
-    /// `words[2 * i]` is slot i's key, `words[2 * i + 1]` its packed entry (0 when empty).
-    words: Vec<u64>,
+    /// `words[2 * i]` is slot i's key XOR its packed entry, `words[2 * i + 1]` the packed entry
+    /// (0 when empty).
+    words: Vec<AtomicU64>,
 }
 
 pub(crate) const NO_MOVE: u32 = u32::MAX;
@@ -104,7 +111,7 @@ impl Table {
         probe.try_reserve_exact(words).map_err(|_| err)?;
         drop(probe);
         Ok(Table {
-            words: vec![0; words],
+            words: bytemuck::zeroed_vec(words),
         })
     }
 
@@ -114,7 +121,7 @@ impl Table {
         let len = self.words.len();
         // The old table is freed before the new one is asked for.
         self.words = Vec::new();
-        self.words = vec![0; len];
+        self.words = bytemuck::zeroed_vec(len);
     }
 
     fn index(&self, key: u64) -> usize {
@@ -123,23 +130,29 @@ impl Table {
         ((key as u128 * slots as u128) >> 64) as usize
     }
 
+    // Relaxed loads and stores: a torn slot fails the key check, and nothing else is ordered
+    // by the table.
+    fn load(&self, i: usize) -> (u64, u64) {
+        let check = self.words[2 * i].load(Ordering::Relaxed);
+        let data = self.words[2 * i + 1].load(Ordering::Relaxed);
+        (check ^ data, data)
+    }
+
     /// The entry for `key`, if stored.
     pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
-        let i = self.index(key);
-        let w = self.words[2 * i + 1];
-        (w != 0 && self.words[2 * i] == key).then(|| unpack(key, w))
+        let (stored_key, w) = self.load(self.index(key));
+        (w != 0 && stored_key == key).then(|| unpack(key, w))
     }
 
     /// Stores a result, keeping a deeper one for another position.
-    pub(crate) fn store(&mut self, e: Entry) {
+    pub(crate) fn store(&self, e: Entry) {
         let i = self.index(e.key);
-        let old = self.words[2 * i + 1];
-        let keep_old = old != 0
-            && self.words[2 * i] != e.key
-            && unpack(self.words[2 * i], old).depth > e.depth + 2;
+        let (old_key, old) = self.load(i);
+        let keep_old = old != 0 && old_key != e.key && unpack(old_key, old).depth > e.depth + 2;
         if !keep_old {
-            self.words[2 * i] = e.key;
-            self.words[2 * i + 1] = pack(&e);
+            let data = pack(&e);
+            self.words[2 * i].store(e.key ^ data, Ordering::Relaxed);
+            self.words[2 * i + 1].store(data, Ordering::Relaxed);
         }
     }
 }
@@ -172,6 +185,27 @@ mod tests {
             );
             assert!(t.probe(key ^ 1).is_none(), "another key misses");
         }
+    }
+
+    #[test]
+    fn a_slot_written_half_by_one_entry_and_half_by_another_is_a_miss() {
+        let t = Table::new(1);
+        let a = Entry {
+            key: 0x1234_5678_9abc_def0,
+            best: 3,
+            score: 10,
+            depth: 4,
+            bound: Bound::Exact,
+        };
+        let b = Entry { best: 9, ..a };
+        t.store(a);
+        // What a second thread storing `b` leaves if it is seen halfway: `b`'s entry word
+        // beside `a`'s check word.
+        let i = t.index(a.key);
+        t.words[2 * i + 1].store(pack(&b), Ordering::Relaxed);
+        assert!(t.probe(a.key).is_none(), "a torn slot is not read");
+        t.store(b);
+        assert_eq!(t.probe(a.key).expect("whole again").best, 9);
     }
 
     #[test]

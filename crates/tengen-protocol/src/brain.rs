@@ -74,6 +74,9 @@ pub struct BrainOptions {
     /// Evaluation weights to play with instead of the engine's built-in ones (trying out a
     /// refit before it is built in).
     pub eval_weights: Option<EvalWeights>,
+    /// Search threads until `INFO thread_num` says otherwise (and when it says 0). One by
+    /// default: a match manager runs two brains on one machine and says when it wants more.
+    pub threads: usize,
 }
 
 impl Default for BrainOptions {
@@ -83,6 +86,7 @@ impl Default for BrainOptions {
             seed: 0,
             hash_mb: DEFAULT_HASH_MB,
             eval_weights: None,
+            threads: 1,
         }
     }
 }
@@ -366,6 +370,8 @@ struct Settings {
     hash_kb: Option<u64>,
     max_node: Option<u64>,
     max_depth: Option<u32>,
+    // INFO thread_num, when not 0.
+    threads: Option<usize>,
     rule: Rule,
     level: Level,
 }
@@ -413,6 +419,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             hash_kb: None,
             max_node: None,
             max_depth: None,
+            threads: None,
             rule: Rule::Freestyle,
             level: options.level,
         };
@@ -583,11 +590,13 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             // Bit 2 (continuous game) only changes what the manager does after a five.
             Info::Rule(bits) => s.rule = Rule::from_gomocup_bits(bits),
             Info::Level(level) => s.level = level,
-            // Nothing to do: one thread, no persistent files, no debug window.
+            // The engine clamps a number past its most threads.
+            Info::ThreadNum(0) => s.threads = None,
+            Info::ThreadNum(n) => s.threads = usize::try_from(n).ok(),
+            // Nothing to do: no persistent files, no debug window.
             Info::GameType(_)
             | Info::Evaluate(_)
             | Info::Folder(_)
-            | Info::ThreadNum(_)
             | Info::CautionFactor(_)
             | Info::ShowDetail(_)
             | Info::Other { .. } => {}
@@ -737,6 +746,13 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     // search fills them. A size refused leaves the table as it was (at the first search: the
     // default size, else 1 MB), with an ERROR.
     fn engine_for_search(&mut self) -> Engine {
+        let mut engine = self.engine_sized();
+        engine.set_threads(self.settings.threads.unwrap_or(self.options.threads));
+        engine
+    }
+
+    // The engine, its table resized to what the manager last asked for.
+    fn engine_sized(&mut self) -> Engine {
         let want = self.hash_mb();
         let asked = std::mem::replace(&mut self.asked_mb, want);
         match self.engine.take() {
@@ -1279,6 +1295,7 @@ mod tests {
             hash_kb: None,
             max_node: None,
             max_depth: None,
+            threads: None,
             rule: Rule::Freestyle,
             level: Level::Master,
         };

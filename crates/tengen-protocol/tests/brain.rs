@@ -90,6 +90,7 @@ fn test_options() -> BrainOptions {
         seed: 7,
         hash_mb: 4,
         eval_weights: None,
+        threads: 1,
     }
 }
 
@@ -310,6 +311,33 @@ fn board_blocks_the_opponents_four() {
     }
     brain.send("DONE");
     assert_eq!(brain.reply_move(), p(7, 3));
+    brain.finish();
+}
+
+#[test]
+fn several_threads_block_the_opponents_four_and_zero_returns_to_one() {
+    let mut brain = started(15, 300);
+    brain.send("INFO thread_num 2");
+    brain.send("INFO max_node 20000");
+    let position = [
+        "3,3,2", "4,3,2", "5,3,2", "6,3,2", "2,3,1", "10,10,1", "12,12,1",
+    ];
+    brain.send("BOARD");
+    for s in position {
+        brain.send(s);
+    }
+    brain.send("DONE");
+    assert_eq!(brain.reply_move(), p(7, 3));
+    // Past the engine's most threads: clamped, not refused; 0: back to the default.
+    for n in ["1000", "0"] {
+        brain.send(&format!("INFO thread_num {n}"));
+        brain.send("BOARD");
+        for s in position {
+            brain.send(s);
+        }
+        brain.send("DONE");
+        assert_eq!(brain.reply_move(), p(7, 3), "thread_num {n}");
+    }
     brain.finish();
 }
 

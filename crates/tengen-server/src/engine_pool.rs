@@ -2,7 +2,9 @@
 //! (and hash table), taking searches from a queue with two priorities. A computer's move is taken
 //! before any waiting hint or analysis, and hints and analyses together hold at most
 //! `analysis_threads` workers, so a player's move never waits behind another client's analyses
-//! for more than the search it finds running. Each search is stoppable.
+//! for more than the search it finds running. Each search is stoppable, and each takes the
+//! workers idle when it starts as extra search threads (Lazy SMP): on a quiet server one
+//! player's master move or analysis uses every core, on a busy one each search has one.
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
@@ -35,7 +37,8 @@ pub enum Priority {
     Analysis,
 }
 
-type Job = Box<dyn FnOnce(&mut Option<Engine>) + Send>;
+/// A search job, given the worker's engine slot and the threads it may search with.
+type Job = Box<dyn FnOnce(&mut Option<Engine>, usize) + Send>;
 
 #[derive(Default)]
 struct Queue {
@@ -49,6 +52,7 @@ struct Queue {
 struct Shared {
     queue: Mutex<Queue>,
     ready: Condvar,
+    threads: usize,
     analysis_threads: usize,
     hash_mb: usize,
 }
@@ -116,6 +120,7 @@ impl EnginePool {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             ready: Condvar::new(),
+            threads,
             analysis_threads,
             hash_mb,
         });
@@ -161,8 +166,9 @@ impl EnginePool {
         let _guard = StopOnDrop(stop.clone());
         let (tx, rx) = oneshot::channel();
         let hash_mb = self.owner.0.hash_mb;
-        let job: Job = Box::new(move |slot: &mut Option<Engine>| {
+        let job: Job = Box::new(move |slot: &mut Option<Engine>, search_threads| {
             let engine = slot.get_or_insert_with(|| Engine::new(hash_mb));
+            engine.set_threads(search_threads);
             let out = std::panic::catch_unwind(AssertUnwindSafe(|| work(engine, &stop)));
             if out.is_err() {
                 // The engine may be left inconsistent: the next search gets a new one.
@@ -230,7 +236,12 @@ fn worker(shared: &Shared) {
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
             }
         };
-        job(&mut engine);
+        // This search and the idle workers' share of the cores.
+        let search_threads = {
+            let q = shared.lock();
+            (shared.threads + 1).saturating_sub(q.running_moves + q.running_analyses)
+        };
+        job(&mut engine, search_threads.max(1));
         let mut q = shared.lock();
         match priority {
             Priority::Move => q.running_moves -= 1,

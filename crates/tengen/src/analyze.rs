@@ -51,13 +51,14 @@ pub struct Analysis {
     pub time_ms: u64,
 }
 
-/// Replays the record `text` and searches the position it reaches.
+/// Replays the record `text` and searches the position it reaches with `threads` threads.
 pub fn analyze_text(
     text: &str,
     format: Option<RecordFormat>,
     size: BoardSize,
     rule: Option<Rule>,
     limits: &Limits,
+    threads: usize,
 ) -> Result<Analysis, RefereeError> {
     let format = format.unwrap_or_else(|| RecordFormat::detect(text));
     let record = Record::parse(text, format, size)?;
@@ -82,6 +83,7 @@ pub fn analyze_text(
         return Ok(out);
     }
     let mut engine = Engine::new(64);
+    engine.set_threads(threads);
     let result = engine.search_game(&game, limits, &AtomicBool::new(false), &mut |_| {});
     out.lines = result
         .lines

@@ -59,6 +59,10 @@ struct AnalyzeArgs {
     /// Report this many best moves.
     #[arg(long, default_value_t = 1)]
     multipv: usize,
+    /// Search threads (default: every core, but 1 with --nodes or --depth, whose results then
+    /// repeat exactly).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=tengen_engine::MAX_THREADS as i64))]
+    threads: Option<u16>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -303,8 +307,19 @@ fn analyze(args: AnalyzeArgs) -> ExitCode {
         depth: args.depth,
         multipv: args.multipv,
     };
+    let threads = args.threads.map_or_else(
+        || {
+            if fixed {
+                1
+            } else {
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            }
+        },
+        usize::from,
+    );
     let analysed = read_input(r.file.as_ref()).and_then(|text| {
-        tengen::analyze::analyze_text(&text, r.format, r.size, r.rule, &limits).map_err(Into::into)
+        tengen::analyze::analyze_text(&text, r.format, r.size, r.rule, &limits, threads)
+            .map_err(Into::into)
     });
     report("analyze", analysed, args.json, |a| a.to_text())
 }

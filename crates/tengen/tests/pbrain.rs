@@ -425,3 +425,21 @@ fn an_eval_file_is_read_at_start_and_a_bad_one_refused_with_its_line() {
     brain.end(WAIT).expect("END");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn threads_are_taken_from_the_command_line_and_out_of_range_refused() {
+    for bad in ["0", "65", "many"] {
+        let mut brain = Raw::spawn(&["--threads", bad]);
+        let (status, stderr) = brain.finish();
+        assert_eq!(
+            status.code(),
+            Some(2),
+            "--threads {bad}: {status:?}: {stderr}"
+        );
+        assert!(stderr.contains("--threads"), "{stderr}");
+    }
+    let mut brain = tengen(&["--threads", "2"], Rule::Freestyle);
+    let first = brain.begin(WAIT).expect("a move");
+    assert!(BoardSize::STANDARD.contains(first));
+    brain.end(WAIT).expect("END");
+}

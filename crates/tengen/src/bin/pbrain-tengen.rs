@@ -31,6 +31,9 @@ struct Args {
     /// instead of the built-in ones, under every rule: how a refit is tried in games.
     #[arg(long, value_name = "FILE")]
     eval: Option<PathBuf>,
+    /// Search threads when the manager sends no `INFO thread_num` (or sends 0).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=tengen_engine::MAX_THREADS as i64))]
+    threads: u16,
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         seed,
         hash_mb: args.hash.max(1),
         eval_weights,
+        threads: usize::from(args.threads),
     };
     match brain::run_stdio(&options) {
         Ok(()) => ExitCode::SUCCESS,
