@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { newGame, clickPoint, waitPlayed, waitIdle, status, playedCount, screenshotPath } from './harness.mjs';
-import { openApp, closeApp, play as playMoves, assertNoProblems, expectRefusal } from './harness.mjs';
+import { openApp, closeApp, play as playMoves, assertNoProblems, expectRefusal, expectProblem } from './harness.mjs';
 
 let server, browser, page;
 
@@ -188,6 +188,37 @@ test('analysis shows the evaluation and the best lines', async () => {
   assert.ok(await page.locator('#pv-list li').count() >= 1);
   const share = await page.evaluate(() => parseFloat(document.getElementById('evalbar-black').style.width));
   assert.ok(share > 50, `black's share of the bar: ${share}`);
+});
+
+test('live analysis deepens while the player thinks and follows each move', async () => {
+  await newGame(page, { opponent: 'friend' });
+  await play(['h8', 'h9', 'i8', 'i9']);
+  await page.evaluate(() => { document.getElementById('analysis-panel').open = true; });
+  // The page closes a live stream whenever the position changes: Chromium logs those as
+  // aborted requests.
+  expectProblem(page, /analysis\/live\?multipv=\d+: net::ERR_ABORTED$/);
+  await page.check('#analysis-live');
+  const depth = () => page.evaluate(() => {
+    const m = document.getElementById('eval-text').textContent.match(/depth (\d+) · live$/);
+    return m ? Number(m[1]) : 0;
+  });
+  await page.waitForFunction(() => / · live$/.test(document.getElementById('eval-text').textContent), null, { timeout: 30000 });
+  const first = await depth();
+  // Nothing asked again: the same search reports a deeper look by itself.
+  await page.waitForFunction((d) => {
+    const m = document.getElementById('eval-text').textContent.match(/depth (\d+) · live$/);
+    return m && Number(m[1]) > d;
+  }, first, { timeout: 30000 });
+  // A move: the figures of the old position go, and the analysis starts again on the new one.
+  await play(['j8']);
+  await page.waitForFunction(() => / · live$/.test(document.getElementById('eval-text').textContent), null, { timeout: 30000 });
+  const firsts = await page.$$eval('#pv-list li', (lis) => lis.map((li) => li.textContent.split(' ')[0]));
+  assert.ok(firsts.length >= 1);
+  for (const m of firsts) assert.ok(!['H8', 'H9', 'I8', 'I9', 'J8'].includes(m), `a line starts on a stone: ${firsts}`);
+  // Unticked: the stream is closed and the page stays as it was.
+  await page.uncheck('#analysis-live');
+  await play(['k8']);
+  assert.equal(await playedCount(page), 6);
 });
 
 test('the computer plays itself, and a new game stops it', async () => {

@@ -160,8 +160,6 @@ pub(crate) struct Searcher<'a> {
     /// The move that last refuted each (previous move, side to move): a reply that answered a
     /// stone once often answers it again elsewhere in the tree.
     counter_moves: Vec<u32>,
-    /// Positions where a VCF failed, and to what depth: a fixed-size table indexed by hash.
-    vcf_fail: Vec<u64>,
     scratch: Vec<Vec<Sq>>,
     pub seldepth: u32,
     pub completed_depth: u32,
@@ -179,9 +177,6 @@ pub(crate) struct Searcher<'a> {
     /// The best line of the deepest iteration completed, with its depth (helpers' result).
     pub deepest: Option<(u32, Line)>,
 }
-
-/// Slots of the failed-VCF table (a power of two: 8 MB).
-const VCF_FAIL_SLOTS: usize = 1 << 20;
 
 /// How far the VCF at the leaves looks, in attacker fours. Most leaves have no four to make and
 /// cost nothing more for a deeper look; the rest see VCFs as long as the defence set's own check
@@ -215,7 +210,6 @@ impl<'a> Searcher<'a> {
             killers: vec![[NO_MOVE; 2]; MAX_PLY + 1],
             history: vec![0; cells],
             counter_moves: vec![NO_MOVE; cells * 2],
-            vcf_fail: vec![0; VCF_FAIL_SLOTS],
             scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             seldepth: 0,
             completed_depth: 0,
@@ -500,15 +494,12 @@ impl<'a> Searcher<'a> {
     pub(crate) fn vcf(&mut self, depth: u32, line: &mut Vec<Sq>) -> bool {
         let attacker = self.pos.side();
         let key = self.pos.hash();
-        let slot = (key as usize) & (VCF_FAIL_SLOTS - 1);
-        let known = self.vcf_fail[slot];
-        // The low byte holds the depth that failed, the rest the key's high bits.
-        if known & !0xff == key & !0xff && (known & 0xff) as u32 >= depth {
+        if self.tt.vcf_failed(key, depth) {
             return false;
         }
         let found = self.vcf_inner(attacker, depth, line);
         if !found && !self.aborted {
-            self.vcf_fail[slot] = key & !0xff | u64::from(depth.min(255));
+            self.tt.store_vcf_fail(key, depth);
         }
         found
     }

@@ -47,18 +47,31 @@ impl std::fmt::Display for TableSizeError {
 
 impl std::error::Error for TableSizeError {}
 
-/// A fixed-size table, one entry per slot, deeper results kept over shallower ones.
+/// A fixed-size table, one entry per slot, deeper results kept over shallower ones; beside it,
+/// the positions where a VCF was looked for in vain.
 #[derive(Debug)]
 pub(crate) struct Table {
     /// `words[2 * i]` is slot i's key XOR its packed entry, `words[2 * i + 1]` the packed entry
     /// (0 when empty).
     words: Vec<AtomicU64>,
+    /// Failed VCFs, one word a slot by hash: the key's high bits, and in the low byte the depth
+    /// (attacker fours) that failed. Shared by the threads and kept from one search to the
+    /// next as the entries are: most of the search's nodes are VCF probes at the leaves, and
+    /// most fail.
+    vcf_fail: Vec<AtomicU64>,
 }
+
+/// Slots of the failed-VCF table (a power of two: 8 MB).
+const VCF_FAIL_SLOTS: usize = 1 << 20;
 
 pub(crate) const NO_MOVE: u32 = u32::MAX;
 
 /// Set in every stored entry, so that no stored entry packs to zero.
 const OCCUPIED: u64 = 1 << 63;
+
+fn vcf_slot(key: u64) -> usize {
+    (key as usize) & (VCF_FAIL_SLOTS - 1)
+}
 
 fn pack(e: &Entry) -> u64 {
     let bound = match e.bound {
@@ -112,6 +125,7 @@ impl Table {
         drop(probe);
         Ok(Table {
             words: bytemuck::zeroed_vec(words),
+            vcf_fail: bytemuck::zeroed_vec(VCF_FAIL_SLOTS),
         })
     }
 
@@ -122,6 +136,8 @@ impl Table {
         // The old table is freed before the new one is asked for.
         self.words = Vec::new();
         self.words = bytemuck::zeroed_vec(len);
+        self.vcf_fail = Vec::new();
+        self.vcf_fail = bytemuck::zeroed_vec(VCF_FAIL_SLOTS);
     }
 
     fn index(&self, key: u64) -> usize {
@@ -142,6 +158,20 @@ impl Table {
     pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
         let (stored_key, w) = self.load(self.index(key));
         (w != 0 && stored_key == key).then(|| unpack(key, w))
+    }
+
+    /// Whether a VCF for the side to move of the position `key` failed within `depth` fours
+    /// or more.
+    pub(crate) fn vcf_failed(&self, key: u64, depth: u32) -> bool {
+        let known = self.vcf_fail[vcf_slot(key)].load(Ordering::Relaxed);
+        known & !0xff == key & !0xff && (known & 0xff) as u32 >= depth
+    }
+
+    /// Notes that a VCF for the side to move of `key` fails within `depth` fours. One word a
+    /// slot: a write from another thread replaces this one whole.
+    pub(crate) fn store_vcf_fail(&self, key: u64, depth: u32) {
+        self.vcf_fail[vcf_slot(key)]
+            .store(key & !0xff | u64::from(depth.min(255)), Ordering::Relaxed);
     }
 
     /// Stores a result, keeping a deeper one for another position.
@@ -206,6 +236,19 @@ mod tests {
         assert!(t.probe(a.key).is_none(), "a torn slot is not read");
         t.store(b);
         assert_eq!(t.probe(a.key).expect("whole again").best, 9);
+    }
+
+    #[test]
+    fn failed_vcfs_are_known_to_their_depth_until_cleared() {
+        let mut t = Table::new(1);
+        let key = 0xdead_beef_0000_1234;
+        assert!(!t.vcf_failed(key, 1));
+        t.store_vcf_fail(key, 12);
+        assert!(t.vcf_failed(key, 12) && t.vcf_failed(key, 3));
+        assert!(!t.vcf_failed(key, 13), "a deeper look is not known to fail");
+        assert!(!t.vcf_failed(key ^ 0x100, 1), "another position");
+        t.clear();
+        assert!(!t.vcf_failed(key, 1));
     }
 
     #[test]

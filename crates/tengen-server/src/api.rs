@@ -215,6 +215,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/continue", post(continue_from))
         .route("/api/games/{id}/hint", post(hint))
         .route("/api/games/{id}/analysis", post(analysis))
+        .route("/api/games/{id}/analysis/live", get(live_analysis))
         .route("/api/games/{id}/resign", post(resign))
         .route("/api/games/{id}/draw", post(draw))
         .route("/api/games/{id}/record", get(record))
@@ -1263,8 +1264,28 @@ async fn think(
             engine.search_game(&game, &limits, stop, &mut |_| {})
         })
         .await?;
-    let lines = result
-        .lines
+    Ok(analysis_out(
+        size,
+        side,
+        ply,
+        &result.lines,
+        result.depth,
+        result.nodes,
+        result.elapsed,
+    ))
+}
+
+/// A search's lines and figures as the page reads them.
+fn analysis_out(
+    size: BoardSize,
+    side: Color,
+    ply: usize,
+    lines: &[tengen_engine::Line],
+    depth: u32,
+    nodes: u64,
+    elapsed: Duration,
+) -> Analysis {
+    let lines = lines
         .iter()
         .map(|l| {
             let value = l.score.value();
@@ -1284,14 +1305,143 @@ async fn think(
             }
         })
         .collect();
-    Ok(Analysis {
+    Analysis {
         ply,
         to_move: side.name(),
         lines,
-        depth: result.depth,
-        nodes: result.nodes,
-        time_ms: result.elapsed.as_millis() as u64,
-    })
+        depth,
+        nodes,
+        time_ms: elapsed.as_millis() as u64,
+    }
+}
+
+/// The longest a live analysis runs; the page starts another when the position changes.
+const LIVE_ANALYSIS_MS: u64 = 120_000;
+
+/// How wide a live analysis looks.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LiveRequest {
+    /// How many best moves (1 to 10; default 3).
+    multipv: Option<usize>,
+}
+
+/// One message of a live analysis.
+#[derive(Debug)]
+enum LiveEvent {
+    /// A depth completed.
+    Info(Analysis),
+    /// The search ended: its time was up, the position was searched out, or a newer analysis
+    /// took over.
+    Done,
+    /// The client's engine time ran out.
+    Refused(String),
+}
+
+/// Analysis that goes on while the player thinks: a stream of server-sent events, one `info`
+/// (an analysis, as `POST .../analysis` answers it) each time a depth completes, then `done`
+/// (or `limit` with a message when the client's engine time runs out). The engine time is
+/// charged as it is used. The search stops when the client goes away, when another hint or
+/// analysis starts, or after two minutes.
+async fn live_analysis(
+    AxState(app): AxState<AppState>,
+    Path(id): Path<String>,
+    Client(client): Client,
+    Extension(limits): Extension<Arc<ClientLimits>>,
+    req: Result<Query<LiveRequest>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let shared = app.get(&id).await?;
+    let Query(req) = req.map_err(|e| ApiError::BadRequest(e.body_text()))?;
+    let multipv = req.multipv.unwrap_or(3);
+    if !(1..=10).contains(&multipv) {
+        return Err(ApiError::BadRequest(
+            "multipv must be between 1 and 10".into(),
+        ));
+    }
+    // The first second is charged up front: a client without engine time left is refused at
+    // once rather than in the stream.
+    const FIRST_CHARGE_MS: u64 = 1_000;
+    limits.analysis_ms.take(client, FIRST_CHARGE_MS)?;
+    mark_assisted(&app, &shared, true).await?;
+    let (game, stop) = {
+        let mut s = shared.lock().await;
+        if s.game.outcome().is_some() {
+            return Err(ApiError::Conflict("the game is over".into()));
+        }
+        let stop = start_analysis(&mut s);
+        (s.game.clone(), stop)
+    };
+    let size = game.board().size();
+    let side = game.to_move().unwrap_or(Color::Black);
+    let ply = game.moves().len();
+    let search_limits = Limits {
+        time: Some(Duration::from_millis(LIVE_ANALYSIS_MS)),
+        nodes: None,
+        depth: None,
+        multipv,
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<LiveEvent>(8);
+    let pool = app.pool.clone();
+    tokio::spawn(async move {
+        let done = tx.clone();
+        let searched = pool
+            .run(Priority::Analysis, stop, move |engine, stop| {
+                let mut charged = FIRST_CHARGE_MS;
+                engine.search_game(&game, &search_limits, stop, &mut |info| {
+                    // Time used past what was charged is charged now; a refusal ends it.
+                    let used = info.elapsed.as_millis() as u64;
+                    let event = match limits
+                        .analysis_ms
+                        .take(client, used.saturating_sub(charged))
+                    {
+                        Ok(()) => {
+                            charged = charged.max(used);
+                            LiveEvent::Info(analysis_out(
+                                size,
+                                side,
+                                ply,
+                                &info.lines,
+                                info.depth,
+                                info.nodes,
+                                info.elapsed,
+                            ))
+                        }
+                        Err(e) => {
+                            stop.store(true, Ordering::Relaxed);
+                            LiveEvent::Refused(e.to_string())
+                        }
+                    };
+                    // Nobody listening any more: the page closed the stream.
+                    if tx.blocking_send(event).is_err() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                });
+            })
+            .await;
+        if searched.is_ok() {
+            done.send(LiveEvent::Done).await.ok();
+        }
+    });
+    let events = futures_util::stream::unfold(rx, |mut rx| async move {
+        let event = match rx.recv().await? {
+            LiveEvent::Info(a) => {
+                let json = serde_json::to_string(&a).unwrap_or_default();
+                axum::response::sse::Event::default()
+                    .event("info")
+                    .data(json)
+            }
+            LiveEvent::Done => axum::response::sse::Event::default()
+                .event("done")
+                .data("{}"),
+            LiveEvent::Refused(why) => axum::response::sse::Event::default()
+                .event("limit")
+                .data(serde_json::json!({ "error": why }).to_string()),
+        };
+        Some((Ok::<_, std::convert::Infallible>(event), rx))
+    });
+    Ok(axum::response::sse::Sse::new(events)
+        .keep_alive(axum::response::sse::KeepAlive::default())
+        .into_response())
 }
 
 /// Reads an optional JSON body: nothing (or only spaces) means the defaults.

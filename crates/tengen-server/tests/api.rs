@@ -829,3 +829,94 @@ async fn a_loss_on_time_against_the_computer_is_recorded() {
     let (_, t) = app.get("/api/results?player=Tim").await;
     assert_eq!(t["levels"][0]["losses"], 1, "{t}");
 }
+
+/// Reads a server-sent event stream until `want` events named `name` have come, or the
+/// stream ends; returns every (event, data) pair read. A stream that stalls fails the test
+/// after a hang guard, with what it read.
+async fn read_events(
+    r: &mut reqwest::Response,
+    buf: &mut String,
+    name: &str,
+    want: usize,
+) -> Vec<(String, Value)> {
+    const HANG: Duration = Duration::from_secs(120);
+    let mut out: Vec<(String, Value)> = Vec::new();
+    loop {
+        // Whole events end with a blank line.
+        while let Some(end) = buf.find("\n\n") {
+            let block: String = buf.drain(..end + 2).collect();
+            let mut event = String::new();
+            let mut data = String::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    event = v.trim().to_string();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.trim());
+                }
+            }
+            if !event.is_empty() {
+                out.push((event, serde_json::from_str(&data).unwrap_or(Value::Null)));
+            }
+        }
+        if out.iter().filter(|(e, _)| e == name).count() >= want {
+            return out;
+        }
+        match tokio::time::timeout(HANG, r.chunk()).await {
+            Ok(Ok(Some(bytes))) => buf.push_str(&String::from_utf8_lossy(&bytes)),
+            Ok(Ok(None)) => return out,
+            Ok(Err(e)) => panic!("the stream broke: {e}; read {out:?}"),
+            Err(_) => panic!("no {name} event within {HANG:?}; read {out:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn live_analysis_streams_each_depth_and_ends_when_the_position_changes() {
+    let app = start().await;
+    let g = app.create(json!({ "opponent": "friend" })).await;
+    let id = gid(&g);
+    for m in ["h8", "i9", "j8", "i8", "i7"] {
+        app.play(&id, m).await;
+    }
+    let (s, e) = app
+        .get(&format!("/api/games/{id}/analysis/live?multipv=11"))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let mut r = app
+        .http
+        .get(format!(
+            "{}/api/games/{id}/analysis/live?multipv=2",
+            app.base
+        ))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.headers()[reqwest::header::CONTENT_TYPE]
+            .to_str()
+            .is_ok_and(|t| t.starts_with("text/event-stream"))
+    );
+    let mut buf = String::new();
+    let events = read_events(&mut r, &mut buf, "info", 3).await;
+    let infos: Vec<&Value> = events
+        .iter()
+        .filter(|(e, _)| e == "info")
+        .map(|(_, v)| v)
+        .collect();
+    assert!(infos.len() >= 3, "{events:?}");
+    let depths: Vec<u64> = infos.iter().filter_map(|a| a["depth"].as_u64()).collect();
+    assert!(depths.windows(2).all(|w| w[0] < w[1]), "{depths:?}");
+    for a in &infos {
+        assert_eq!(a["ply"], 5);
+        assert_eq!(a["to_move"], "white");
+        assert_eq!(a["lines"].as_array().map(Vec::len), Some(2), "{a}");
+    }
+    // A move changes the position: the live search on the old one ends.
+    app.play(&id, "h9").await;
+    let events = read_events(&mut r, &mut buf, "done", 1).await;
+    assert!(events.iter().any(|(e, _)| e == "done"), "{events:?}");
+    // The game is as the moves left it: the analysis played nothing.
+    let (_, now) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(now["moves"].as_array().map(Vec::len), Some(6));
+}

@@ -441,6 +441,7 @@ function setState(s, { quiet = false } = {}) {
   remember(s.id);
   watch(s.id);
   render();
+  syncLive();
   const chose = humanChose;
   humanChose = false;
   if (quiet || !before || before.id !== s.id) return;
@@ -665,21 +666,53 @@ function forBlack(l) {
 function clearAnalysis() { $('eval-text').textContent = ''; $('pv-list').replaceChildren(); $('evalbar-black').style.width = '50%'; }
 async function analyse() {
   await act(async () => {
-    const a = await api('POST', `/api/games/${state.id}/analysis`, { multipv: Number($('multipv').value), time_ms: Number($('analysis-time').value) });
-    const best = a.lines[0];
-    if (!best) return;
-    let share;
-    if (best.forced_winner) share = best.forced_winner === 'black' ? 100 : 0;
-    else share = 50 + 50 * Math.tanh(best.black_value / 800);
-    $('evalbar-black').style.width = `${share}%`;
-    $('eval-text').textContent = `${forBlack(best)} · depth ${a.depth}`;
-    // Every figure is black's, as in the headline; the lines best first for the side to move.
-    const lines = a.lines.slice().sort((p, q) => q.value - p.value);
-    const ol = $('pv-list'); ol.replaceChildren();
-    for (const l of lines) { const li = document.createElement('li'); li.textContent = `${(l.moves[0] || '').toUpperCase()} ${forBlack(l)}: ${l.moves.join(' ')}`; ol.appendChild(li); }
-    pvLine = { ply: a.ply, points: best.points.slice(0, 8) };
-    render();
+    showAnalysis(await api('POST', `/api/games/${state.id}/analysis`, { multipv: Number($('multipv').value), time_ms: Number($('analysis-time').value) }));
   });
+}
+function showAnalysis(a, live = false) {
+  const best = a.lines[0];
+  if (!best) return;
+  let share;
+  if (best.forced_winner) share = best.forced_winner === 'black' ? 100 : 0;
+  else share = 50 + 50 * Math.tanh(best.black_value / 800);
+  $('evalbar-black').style.width = `${share}%`;
+  $('eval-text').textContent = `${forBlack(best)} · depth ${a.depth}${live ? ' · live' : ''}`;
+  // Every figure is black's, as in the headline; the lines best first for the side to move.
+  const lines = a.lines.slice().sort((p, q) => q.value - p.value);
+  const ol = $('pv-list'); ol.replaceChildren();
+  for (const l of lines) { const li = document.createElement('li'); li.textContent = `${(l.moves[0] || '').toUpperCase()} ${forBlack(l)}: ${l.moves.join(' ')}`; ol.appendChild(li); }
+  pvLine = { ply: a.ply, points: best.points.slice(0, 8) };
+  render();
+}
+// Live analysis: while "Live" is ticked and the panel open, the server searches the position
+// shown, deeper and deeper, and streams each depth; a move (or undo, or another game) starts
+// it again on the new position. The server stops a search whose stream is closed.
+let liveStream = null;
+let liveFor = null; // the game, position and width the stream (or the finished one) is for
+function syncLive() {
+  const s = state;
+  const want = $('analysis-live').checked && $('analysis-panel').open && s && !s.online && !s.over && viewPly === null;
+  const key = want ? `${s.id}:${s.points.length}:${s.seq}:${$('multipv').value}` : null;
+  if (key === liveFor) return;
+  if (liveStream) liveStream.close();
+  liveStream = null;
+  liveFor = key;
+  if (!key) return;
+  // The figures shown belong to another position now.
+  clearAnalysis();
+  pvLine = null;
+  const es = new EventSource(`/api/games/${s.id}/analysis/live?multipv=${Number($('multipv').value)}`);
+  liveStream = es;
+  const end = () => { es.close(); if (liveStream === es) liveStream = null; };
+  es.addEventListener('info', (e) => { if (liveStream === es) showAnalysis(JSON.parse(e.data), true); });
+  es.addEventListener('done', end);
+  es.addEventListener('limit', (e) => {
+    end();
+    if (liveFor === key) say(JSON.parse(e.data).error, true);
+  });
+  // A refused stream (the engine time used up, the game over) or a dropped one: no retry
+  // until the position changes.
+  es.onerror = end;
 }
 
 // ---- my games ------------------------------------------------------------------------------
@@ -923,6 +956,7 @@ function wire() {
     viewPly = ply === state.moves.length ? null : ply;
     pending = null;
     render();
+    syncLive();
   };
   $('first').onclick = () => go(0);
   $('back').onclick = () => state && go(at() - 1);
@@ -942,6 +976,8 @@ function wire() {
   $('mute').onclick = () => { store.set('muted', !store.get('muted', false)); renderMute(); };
   renderMute();
   $('analyse').onclick = () => { if (state) analyse(); };
+  for (const id of ['analysis-live', 'multipv']) $(id).addEventListener('change', syncLive);
+  $('analysis-panel').addEventListener('toggle', syncLive);
   $('download').onclick = () => {
     if (!state) return;
     const a = document.createElement('a');
@@ -1015,6 +1051,7 @@ const onlineHost = {
     }
     unwatch();
     state = null; pending = null; geometry = ''; viewPly = null;
+    syncLive();
     document.body.classList.add('online');
     $('panel').hidden = true;
     $('online-panel').hidden = false;
