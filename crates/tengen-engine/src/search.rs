@@ -915,6 +915,9 @@ impl<'a> Searcher<'a> {
                 }
                 break;
             }
+            // Each later line is searched with the earlier best moves left out, and may still
+            // come back with a better score (the table has learnt more by then): best first.
+            lines.sort_by_key(|l| std::cmp::Reverse(l.score.internal()));
             best_lines = lines;
             self.completed_depth = depth as u32;
             if let Some(line) = best_lines.first() {

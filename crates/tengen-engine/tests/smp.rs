@@ -84,3 +84,20 @@ fn a_stop_before_the_start_still_gives_a_legal_move() {
     let best = r.best().expect("a move");
     assert!(g.board().get(best).is_none(), "an empty point");
 }
+
+#[test]
+fn several_best_lines_come_best_first_with_several_threads() {
+    // White to move, black better: the scores of white's best lines differ.
+    let g = game(Rule::Freestyle, "h8 a1 i8 a15 j9");
+    let mut engine = Engine::new(8);
+    engine.set_threads(2);
+    let limits = Limits {
+        nodes: Some(100_000),
+        multipv: 3,
+        ..Limits::default()
+    };
+    let r = engine.search_game(&g, &limits, &AtomicBool::new(false), &mut |_| {});
+    assert_eq!(r.lines.len(), 3);
+    let values: Vec<i32> = r.lines.iter().map(|l| l.score.value()).collect();
+    assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
+}

@@ -1233,31 +1233,11 @@ async fn think(
             "time_ms must be between 10 and {MAX_THINK_MS}"
         )));
     }
-    let multipv = req.multipv.unwrap_or(default_pv);
-    if !(1..=10).contains(&multipv) {
-        return Err(ApiError::BadRequest(
-            "multipv must be between 1 and 10".into(),
-        ));
-    }
+    let multipv = checked_multipv(req.multipv.unwrap_or(default_pv))?;
     // The time asked for is charged up front: a search is stopped early only by a newer one.
     limits.analysis_ms.take(client, time)?;
-    let (game, stop) = {
-        let mut s = shared.lock().await;
-        if s.game.outcome().is_some() {
-            return Err(ApiError::Conflict("the game is over".into()));
-        }
-        let stop = start_analysis(&mut s);
-        (s.game.clone(), stop)
-    };
-    let size = game.board().size();
-    let side = game.to_move().unwrap_or(Color::Black);
-    let ply = game.moves().len();
-    let limits = Limits {
-        time: Some(Duration::from_millis(time)),
-        nodes: None,
-        depth: None,
-        multipv,
-    };
+    let (game, stop, limits) = begin_analysis(shared, time, multipv).await?;
+    let (size, side, ply) = (game.board().size(), side_to_move(&game), game.moves().len());
     let result = app
         .pool
         .run(Priority::Analysis, stop, move |engine, stop| {
@@ -1273,6 +1253,42 @@ async fn think(
         result.nodes,
         result.elapsed,
     ))
+}
+
+/// The number of best moves asked for, when it is one the server gives (1 to 10).
+fn checked_multipv(multipv: usize) -> Result<usize, ApiError> {
+    if (1..=10).contains(&multipv) {
+        Ok(multipv)
+    } else {
+        Err(ApiError::BadRequest(
+            "multipv must be between 1 and 10".into(),
+        ))
+    }
+}
+
+/// Starts a hint's or analysis's search of `time_ms` on the game as it stands (stopping an
+/// earlier one): the game, the search's stop flag and its limits.
+async fn begin_analysis(
+    shared: &Shared,
+    time_ms: u64,
+    multipv: usize,
+) -> Result<(Game, Arc<AtomicBool>, Limits), ApiError> {
+    let mut s = shared.lock().await;
+    if s.game.outcome().is_some() {
+        return Err(ApiError::Conflict("the game is over".into()));
+    }
+    let stop = start_analysis(&mut s);
+    let limits = Limits {
+        time: Some(Duration::from_millis(time_ms)),
+        nodes: None,
+        depth: None,
+        multipv,
+    };
+    Ok((s.game.clone(), stop, limits))
+}
+
+fn side_to_move(game: &Game) -> Color {
+    game.to_move().unwrap_or(Color::Black)
 }
 
 /// A search's lines and figures as the page reads them.
@@ -1352,34 +1368,14 @@ async fn live_analysis(
 ) -> Result<Response, ApiError> {
     let shared = app.get(&id).await?;
     let Query(req) = req.map_err(|e| ApiError::BadRequest(e.body_text()))?;
-    let multipv = req.multipv.unwrap_or(3);
-    if !(1..=10).contains(&multipv) {
-        return Err(ApiError::BadRequest(
-            "multipv must be between 1 and 10".into(),
-        ));
-    }
+    let multipv = checked_multipv(req.multipv.unwrap_or(3))?;
     // The first second is charged up front: a client without engine time left is refused at
     // once rather than in the stream.
     const FIRST_CHARGE_MS: u64 = 1_000;
     limits.analysis_ms.take(client, FIRST_CHARGE_MS)?;
     mark_assisted(&app, &shared, true).await?;
-    let (game, stop) = {
-        let mut s = shared.lock().await;
-        if s.game.outcome().is_some() {
-            return Err(ApiError::Conflict("the game is over".into()));
-        }
-        let stop = start_analysis(&mut s);
-        (s.game.clone(), stop)
-    };
-    let size = game.board().size();
-    let side = game.to_move().unwrap_or(Color::Black);
-    let ply = game.moves().len();
-    let search_limits = Limits {
-        time: Some(Duration::from_millis(LIVE_ANALYSIS_MS)),
-        nodes: None,
-        depth: None,
-        multipv,
-    };
+    let (game, stop, search_limits) = begin_analysis(&shared, LIVE_ANALYSIS_MS, multipv).await?;
+    let (size, side, ply) = (game.board().size(), side_to_move(&game), game.moves().len());
     let (tx, rx) = tokio::sync::mpsc::channel::<LiveEvent>(8);
     let pool = app.pool.clone();
     tokio::spawn(async move {
