@@ -304,8 +304,12 @@ impl Engine {
             let helpers: Vec<_> = (1..self.threads)
                 .map(|id| {
                     let (pos, main_done) = (pos.clone(), &main_done);
-                    scope
-                        .spawn(move || run_helper(pos, tt, weights, *limits, [stop, main_done], id))
+                    scope.spawn(move || {
+                        let mut h =
+                            Searcher::helper(pos, tt, weights, *limits, [stop, main_done], id);
+                        h.run(&mut |_| {});
+                        (h.nodes, h.deepest.take())
+                    })
                 })
                 .collect();
             let mut s = Searcher::new(pos, tt, weights, *limits, stop);
@@ -436,26 +440,6 @@ pub fn threat_points(board: &Board, rule: Rule, color: Color) -> Vec<(Point, Thr
         .collect();
     out.sort_by_key(|(p, _)| (p.y, p.x));
     out
-}
-
-/// One helper thread's search: until its iterations end, the caller's `stop`, or `main_done`.
-/// Returns its nodes and its deepest completed iteration's best line.
-fn run_helper(
-    pos: Position,
-    tt: &tt::Table,
-    weights: &EvalWeights,
-    limits: Limits,
-    stops: [&AtomicBool; 2],
-    id: usize,
-) -> (u64, Option<(u32, Line)>) {
-    let limits = Limits {
-        // A node limit counts the main thread's nodes: the helpers run until it ends.
-        nodes: None,
-        ..limits
-    };
-    let mut s = Searcher::helper(pos, tt, weights, limits, stops, id);
-    s.run(&mut |_| {});
-    (s.nodes, s.deepest.take())
 }
 
 /// The weights to search with (the override, else the rule's built-in ones).

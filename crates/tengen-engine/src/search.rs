@@ -229,7 +229,9 @@ impl<'a> Searcher<'a> {
 
     /// A helper for a parallel search (Lazy SMP): the same position and limits on the same
     /// table, with helper number `id` (from 1). Helpers share what they find through the table
-    /// only; they skip the root VCT (the main thread runs it) and report nothing.
+    /// only; they skip the root VCT (the main thread runs it) and report nothing. They run until
+    /// `stop`, `main_done` or their own time or depth limit: a node limit counts the main
+    /// thread's nodes, not theirs.
     pub(crate) fn helper(
         pos: Position,
         tt: &'a Table,
@@ -240,6 +242,7 @@ impl<'a> Searcher<'a> {
     ) -> Searcher<'a> {
         let limits = Limits {
             multipv: 1,
+            nodes: None,
             ..limits
         };
         let mut s = Searcher::new(pos, tt, weights, limits, stop);

@@ -15,6 +15,19 @@ fn game(rule: Rule, moves: &str) -> Game {
     game
 }
 
+fn engine(threads: usize) -> Engine {
+    let mut engine = Engine::new(8);
+    engine.set_threads(threads);
+    engine
+}
+
+/// The move found, which must be on an empty point of `game`.
+fn legal_best(game: &Game, r: &tengen_engine::SearchResult) -> Point {
+    let best = r.best().expect("a move");
+    assert!(game.board().get(best).is_none(), "an empty point");
+    best
+}
+
 fn name(p: Option<Point>) -> String {
     point_name(BoardSize::STANDARD, p.expect("a move"))
 }
@@ -26,8 +39,7 @@ fn several_threads_play_the_forced_moves() {
     // Black to move with an open three on row 8 and no white threat: the straight four wins.
     let win = game(Rule::Freestyle, "h8 a1 i8 a3 j8 a5");
     for threads in [2, 4] {
-        let mut engine = Engine::new(8);
-        engine.set_threads(threads);
+        let mut engine = engine(threads);
         let stop = AtomicBool::new(false);
         let limits = Limits {
             nodes: Some(50_000),
@@ -56,11 +68,7 @@ fn one_thread_repeats_exactly_and_helpers_add_their_nodes() {
         ..Limits::default()
     };
     let stop = AtomicBool::new(false);
-    let run = |threads| {
-        let mut engine = Engine::new(8);
-        engine.set_threads(threads);
-        engine.search_game(&middlegame, &limits, &stop, &mut |_| {})
-    };
+    let run = |threads| engine(threads).search_game(&middlegame, &limits, &stop, &mut |_| {});
     let (a, b) = (run(1), run(1));
     assert_eq!(
         (a.best(), a.score(), a.nodes),
@@ -70,27 +78,23 @@ fn one_thread_repeats_exactly_and_helpers_add_their_nodes() {
     // The node limit counts the main thread; the helpers' nodes come on top of it.
     let two = run(2);
     assert!(two.nodes > 60_000, "{} nodes", two.nodes);
-    let best = two.best().expect("a move");
-    assert!(middlegame.board().get(best).is_none(), "an empty point");
+    legal_best(&middlegame, &two);
 }
 
 #[test]
 fn a_stop_before_the_start_still_gives_a_legal_move() {
     let g = game(Rule::Freestyle, "h8 i9 j8 i8 i7 j6 g9 h9 k9");
-    let mut engine = Engine::new(8);
-    engine.set_threads(3);
+    let mut engine = engine(3);
     let stop = AtomicBool::new(true);
     let r = engine.search_game(&g, &Limits::default(), &stop, &mut |_| {});
-    let best = r.best().expect("a move");
-    assert!(g.board().get(best).is_none(), "an empty point");
+    legal_best(&g, &r);
 }
 
 #[test]
 fn several_best_lines_come_best_first_with_several_threads() {
     // White to move, black better: the scores of white's best lines differ.
     let g = game(Rule::Freestyle, "h8 a1 i8 a15 j9");
-    let mut engine = Engine::new(8);
-    engine.set_threads(2);
+    let mut engine = engine(2);
     let limits = Limits {
         nodes: Some(100_000),
         multipv: 3,

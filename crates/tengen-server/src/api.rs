@@ -1237,22 +1237,12 @@ async fn think(
     // The time asked for is charged up front: a search is stopped early only by a newer one.
     limits.analysis_ms.take(client, time)?;
     let (game, stop, limits) = begin_analysis(shared, time, multipv).await?;
-    let (size, side, ply) = (game.board().size(), side_to_move(&game), game.moves().len());
-    let result = app
-        .pool
+    app.pool
         .run(Priority::Analysis, stop, move |engine, stop| {
-            engine.search_game(&game, &limits, stop, &mut |_| {})
+            let r = engine.search_game(&game, &limits, stop, &mut |_| {});
+            analysis_out(&game, &r.lines, r.depth, r.nodes, r.elapsed)
         })
-        .await?;
-    Ok(analysis_out(
-        size,
-        side,
-        ply,
-        &result.lines,
-        result.depth,
-        result.nodes,
-        result.elapsed,
-    ))
+        .await
 }
 
 /// The number of best moves asked for, when it is one the server gives (1 to 10).
@@ -1287,20 +1277,16 @@ async fn begin_analysis(
     Ok((s.game.clone(), stop, limits))
 }
 
-fn side_to_move(game: &Game) -> Color {
-    game.to_move().unwrap_or(Color::Black)
-}
-
-/// A search's lines and figures as the page reads them.
+/// A search of `game`'s position: its lines and figures as the page reads them.
 fn analysis_out(
-    size: BoardSize,
-    side: Color,
-    ply: usize,
+    game: &Game,
     lines: &[tengen_engine::Line],
     depth: u32,
     nodes: u64,
     elapsed: Duration,
 ) -> Analysis {
+    let size = game.board().size();
+    let side = game.to_move().unwrap_or(Color::Black);
     let lines = lines
         .iter()
         .map(|l| {
@@ -1322,7 +1308,7 @@ fn analysis_out(
         })
         .collect();
     Analysis {
-        ply,
+        ply: game.moves().len(),
         to_move: side.name(),
         lines,
         depth,
@@ -1375,7 +1361,6 @@ async fn live_analysis(
     limits.analysis_ms.take(client, FIRST_CHARGE_MS)?;
     mark_assisted(&app, &shared, true).await?;
     let (game, stop, search_limits) = begin_analysis(&shared, LIVE_ANALYSIS_MS, multipv).await?;
-    let (size, side, ply) = (game.board().size(), side_to_move(&game), game.moves().len());
     let (tx, rx) = tokio::sync::mpsc::channel::<LiveEvent>(8);
     let pool = app.pool.clone();
     tokio::spawn(async move {
@@ -1393,9 +1378,7 @@ async fn live_analysis(
                         Ok(()) => {
                             charged = charged.max(used);
                             LiveEvent::Info(analysis_out(
-                                size,
-                                side,
-                                ply,
+                                &game,
                                 &info.lines,
                                 info.depth,
                                 info.nodes,

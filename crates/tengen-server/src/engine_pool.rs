@@ -214,9 +214,9 @@ pub(crate) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 fn worker(shared: &Shared) {
     let mut engine: Option<Engine> = None;
     loop {
-        let (job, priority) = {
+        let (job, priority, search_threads) = {
             let mut q = shared.lock();
-            loop {
+            let (job, priority) = loop {
                 if q.closed {
                     return;
                 }
@@ -234,14 +234,14 @@ fn worker(shared: &Shared) {
                     .ready
                     .wait(q)
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-            }
+            };
+            // This search (counted among the running) and the idle workers' share of the cores.
+            let idle = shared
+                .threads
+                .saturating_sub(q.running_moves + q.running_analyses);
+            (job, priority, idle + 1)
         };
-        // This search and the idle workers' share of the cores.
-        let search_threads = {
-            let q = shared.lock();
-            (shared.threads + 1).saturating_sub(q.running_moves + q.running_analyses)
-        };
-        job(&mut engine, search_threads.max(1));
+        job(&mut engine, search_threads);
         let mut q = shared.lock();
         match priority {
             Priority::Move => q.running_moves -= 1,
