@@ -31,7 +31,7 @@ pub use color::Color;
 pub use forbidden::{Forbidden, forbidden, forbidden_points};
 pub use game::{EndReason, ForbiddenPolicy, Game, Outcome, Pending, PlayError};
 pub use notation::{Coord, CoordError, column_letters, parse_point, point_name};
-pub use opening::{Choice, OpeningRule, OpeningRuleError, Phase, Seat};
+pub use opening::{Choice, ChoiceError, OpeningRule, OpeningRuleError, Phase, Seat};
 pub use point::{Direction, Point};
 pub use record::{Record, RecordError, RecordFormat, RecordResult, ReplayError};
 pub use rule::{Rule, RuleError};

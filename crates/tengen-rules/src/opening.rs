@@ -140,7 +140,15 @@ pub enum Choice {
     PlaceTwo,
 }
 
+/// A swap decision's name Tengen does not know.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("unknown choice {0:?} (black, white or place_two)")]
+pub struct ChoiceError(pub String);
+
 impl Choice {
+    /// Every decision.
+    pub const ALL: [Choice; 3] = [Choice::Black, Choice::White, Choice::PlaceTwo];
+
     /// `"black"`, `"white"` or `"place_two"`.
     pub const fn name(self) -> &'static str {
         match self {
@@ -148,6 +156,32 @@ impl Choice {
             Choice::White => "white",
             Choice::PlaceTwo => "place_two",
         }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads a decision by its [`name`](Choice::name), in any case, spaces around ignored.
+///
+/// ```
+/// use tengen_rules::Choice;
+/// assert_eq!(" Place_Two ".parse::<Choice>(), Ok(Choice::PlaceTwo));
+/// assert_eq!(Choice::White.to_string().parse::<Choice>(), Ok(Choice::White));
+/// assert!("pass".parse::<Choice>().is_err());
+/// ```
+impl FromStr for Choice {
+    type Err = ChoiceError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim().to_ascii_lowercase();
+        Choice::ALL
+            .into_iter()
+            .find(|c| c.name() == t)
+            .ok_or_else(|| ChoiceError(excerpt(s)))
     }
 }
 

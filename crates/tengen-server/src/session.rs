@@ -274,14 +274,8 @@ impl StoredAction {
 
 /// Parses a swap decision's name.
 pub fn parse_choice(s: &str) -> Result<Choice, ApiError> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "black" => Ok(Choice::Black),
-        "white" => Ok(Choice::White),
-        "place_two" => Ok(Choice::PlaceTwo),
-        other => Err(ApiError::BadRequest(format!(
-            "unknown choice {other:?} (black, white or place_two)"
-        ))),
-    }
+    s.parse()
+        .map_err(|e: tengen_rules::ChoiceError| ApiError::BadRequest(e.to_string()))
 }
 
 /// A game's settings as stored (names, so that the row reads on its own).

@@ -552,13 +552,12 @@ impl Table {
                 }
             }
             Action::Choose(text) => {
-                let choice = match text.as_str() {
-                    "black" => Choice::Black,
-                    "white" => Choice::White,
-                    "place_two" => Choice::PlaceTwo,
-                    other => {
+                // The wire's names exactly: no case folding or spaces, as before.
+                let choice = match text.parse::<Choice>() {
+                    Ok(c) if c.name() == text.as_str() => c,
+                    _ => {
                         return refuse(format!(
-                            "unknown choice {other:?} (black, white or place_two)"
+                            "unknown choice {text:?} (black, white or place_two)"
                         ));
                     }
                 };
