@@ -553,9 +553,9 @@ impl Table {
             }
             Action::Choose(text) => {
                 // The wire's names exactly: no case folding or spaces, as before.
-                let choice = match text.parse::<Choice>() {
-                    Ok(c) if c.name() == text.as_str() => c,
-                    _ => {
+                let choice = match Choice::ALL.into_iter().find(|c| c.name() == text) {
+                    Some(c) => c,
+                    None => {
                         return refuse(format!(
                             "unknown choice {text:?} (black, white or place_two)"
                         ));
