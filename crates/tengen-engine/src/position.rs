@@ -619,6 +619,11 @@ impl Position {
         self.side = self.side.opponent();
     }
 
+    /// Passes: the other side moves (a null move for pruning; pass again to take it back).
+    pub(crate) fn pass(&mut self) {
+        self.side = self.side.opponent();
+    }
+
     /// Takes back the last move.
     pub(crate) fn unmake(&mut self) {
         let Some(frame) = self.frames.pop() else {

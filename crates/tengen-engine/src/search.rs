@@ -215,12 +215,22 @@ pub(crate) struct Searcher<'a> {
     main_done: Option<&'a AtomicBool>,
     /// The best line of the deepest iteration completed, with its depth (helpers' result).
     pub deepest: Option<(u32, Line)>,
+    /// A pass (null move) is on the line being searched: no second one below it.
+    null_before: bool,
 }
 
 /// How far the VCF at the leaves looks, in attacker fours. Most leaves have no four to make and
 /// cost nothing more for a deeper look; the rest see VCFs as long as the defence set's own check
 /// (20 fours): it then holds 18 of 23 at 200k nodes instead of 16.
 const LEAF_VCF: u32 = 20;
+
+/// Step 5c's reverse futility: at most this many plies left, and the margin per ply (an open
+/// three weighs about 20).
+const FUTILITY_DEPTH: i32 = 3;
+const FUTILITY_MARGIN: i32 = 40;
+
+/// Step 5d's null move: from this many plies left.
+const NULL_MOVE_DEPTH: i32 = 3;
 
 /// Ordering bonus of the counter-move: above any history score, below the killers.
 const COUNTER_MOVE_BONUS: i32 = 40_000;
@@ -263,6 +273,7 @@ impl<'a> Searcher<'a> {
             helper_id: 0,
             main_done: None,
             deepest: None,
+            null_before: false,
         }
     }
 
@@ -411,6 +422,45 @@ impl<'a> Searcher<'a> {
         if horizon {
             return self.leaf(ply, pv);
         }
+        // Step 5b: where no threat can hide (the opponent has no open three, so the node is
+        // not forced, and no point that makes a four-three or a double three), a node off the
+        // principal variation may end on its static evaluation. Any attack the opponent could
+        // start takes him two moves at least, which the evaluation's fork terms weigh.
+        let pv_node = beta - alpha > 1;
+        if !pv_node
+            && ply > 0
+            && forced == Forced::No
+            && self.pos.fork_count(op) == 0
+            && beta.abs() < WIN_BOUND
+        {
+            let static_eval = evaluate(&self.pos, self.weights);
+            // Step 5c: reverse futility: near the horizon, an evaluation above beta by a margin
+            // per ply left stands.
+            if depth <= FUTILITY_DEPTH && static_eval - FUTILITY_MARGIN * depth >= beta {
+                return static_eval;
+            }
+            // Step 5d: null move: a stone never hurts its owner in five in a row (but for
+            // black's rare forbidden points under renju and overlines where a five must be
+            // exact), so a pass is a lower bound on the best move. When even a pass, searched
+            // shallower, holds beta, the node fails high. One pass per line; a pass's "win" is
+            // not taken as proven.
+            if depth >= NULL_MOVE_DEPTH && static_eval >= beta && !self.null_before {
+                let reduction = 2 + depth / 6;
+                self.pos.pass();
+                self.null_before = true;
+                let mut child = Vec::new();
+                let score =
+                    -self.search(depth - 1 - reduction, ply + 1, -beta, -beta + 1, &mut child);
+                self.null_before = false;
+                self.pos.pass();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score > WIN_BOUND { beta } else { score };
+                }
+            }
+        }
         // Step 6: move ordering: the table's move, then killers, then the counter-move to the
         // opponent's last stone, then pattern weight + history. The counter-move measured, with
         // the deeper leaf VCF: +17 +/- 44 Elo in freestyle (self-play, 240 games, 300 ms).
@@ -457,8 +507,11 @@ impl<'a> Searcher<'a> {
             if i == 0 {
                 score = -self.search(new_depth, ply + 1, -beta, -alpha, &mut child);
             } else {
-                let reduce = if forced == Forced::No && depth >= 3 && i >= 4 {
-                    1 + (i >= 12) as i32
+                // Late quiet moves are searched shallower, by a reduction that grows with the
+                // log of the depth left and of the move's rank, never into the horizon.
+                let reduce = if forced == Forced::No && depth >= 3 && i >= 3 {
+                    let r = ((depth as f64).ln() * (i as f64).ln() / 1.8) as i32;
+                    r.clamp(1, depth - 2)
                 } else {
                     0
                 };
