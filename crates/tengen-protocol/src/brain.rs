@@ -34,8 +34,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
+use tengen_engine::decide::{self, playable};
 use tengen_engine::{Engine, EvalWeights, Level, Limits, Score, SearchInfo, TimeControl};
-use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, forbidden, forbidden_points};
+use tengen_rules::{Board, BoardSize, Choice, Color, Game, Point, Rule, forbidden_points};
 
 use crate::command::{
     Command, CommandParser, Field, Info, ParseError, PointText, Response, ScoreText, SearchReport,
@@ -930,13 +931,6 @@ fn report(info: &SearchInfo) -> SearchReport {
     }
 }
 
-// Whether `side` may put a stone on `p`: on the board, free, and not forbidden to black.
-fn playable(board: &Board, rule: Rule, side: Color, p: Point) -> bool {
-    board.contains(p)
-        && board.is_empty_at(p)
-        && !(rule.has_forbidden() && side == Color::Black && forbidden(board, p).is_some())
-}
-
 // A legal move when the search has none (stopped before its first iteration, or a position
 // it cannot read): next to a stone, else the centre, else the free point nearest the centre.
 fn fallback(board: &Board, rule: Rule, side: Color) -> Option<Point> {
@@ -1070,37 +1064,19 @@ impl Task {
         }
     }
 
-    // One search for `side` on `board` with a share of the time; the best lines.
-    fn probe(
-        &self,
-        engine: &mut Engine,
-        board: &Board,
-        side: Color,
-        share: u32,
-        multipv: usize,
-        stop: &AtomicBool,
-    ) -> Vec<tengen_engine::Line> {
+    // The brain's limits with a share of the time, for a decision made of several searches.
+    fn limits_shared(&self, share: u32) -> Limits {
         let mut limits = self.limits;
         limits.time = limits.time.map(|t| t / share.max(1));
-        limits.multipv = multipv;
-        let result = engine.search(board, self.rule, side, &limits, stop, &mut |_| {});
-        result
-            .lines
-            .into_iter()
-            .filter(|l| {
-                l.moves
-                    .first()
-                    .is_some_and(|&p| playable(board, self.rule, side, p))
-            })
-            .collect()
+        limits
     }
 
-    // Swap2 (the Gomocup SWAP2BOARD convention): with no stones, place three (black, white,
-    // black) that leave the game as balanced as the engine can tell, since the opponent then
-    // picks a side. With three, white is to move: stay white and answer a move when white
-    // stands clearly better, answer SWAP (take black) when black does, and otherwise place a
-    // white and a black stone that keep the balance, handing the choice back. With five, take
-    // the better side: a move as white, or SWAP for black.
+    // Swap2 (the Gomocup SWAP2BOARD convention), decided by `tengen_engine::decide`: with no
+    // stones, place three (black, white, black) that leave the game as balanced as the engine
+    // can tell, since the opponent then picks a side. With three, white is to move: stay white
+    // and answer a move when white stands clearly better, answer SWAP (take black) when black
+    // does, and otherwise place a white and a black stone that keep the balance, handing the
+    // choice back. With five, take the better side: a move as white, or SWAP for black.
     fn answer_swap2(
         &self,
         stones: usize,
@@ -1108,150 +1084,73 @@ impl Task {
         stop: &AtomicBool,
         say: &dyn Fn(Response),
     ) -> (Vec<(Point, Color)>, Option<Color>) {
-        // Within this many evaluation units of even, a position counts as balanced.
-        const BALANCED: i32 = 60;
-        let board = &self.board;
-        match stones {
-            0 => {
-                let picked = self.balanced_opening(engine, stop, say);
-                let place: Vec<(Point, Color)> = picked
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &p)| (p, Color::of_ply(i)))
-                    .collect();
-                say(Response::Moves(picked));
-                (place, None)
-            }
-            3 => {
-                let lines = self.probe(engine, board, Color::White, 3, 1, stop);
-                let first = lines.first();
-                let white_move = first
-                    .and_then(|l| l.moves.first().copied())
-                    .or_else(|| fallback(board, self.rule, Color::White));
-                let score = first.map_or(Score::Eval(0), |l| l.score);
-                let Some(w) = white_move else {
-                    say(Response::Swap);
-                    return (Vec::new(), Some(Color::Black));
-                };
-                let value = score.value();
-                say(Response::Message(format!(
-                    "swap2: white to move, eval {}",
-                    ScoreText(score)
-                )));
-                if value > BALANCED {
-                    say(Response::Move(w));
-                    return (vec![(w, Color::White)], Some(Color::White));
-                }
-                if value < -BALANCED {
-                    say(Response::Swap);
-                    return (Vec::new(), Some(Color::Black));
-                }
-                // Balanced: add white's best move and the black reply that keeps it closest to
-                // even, and let the opponent choose.
-                let mut after = board.clone();
-                after.place(w, Color::White).ok();
-                let replies = self.probe(engine, &after, Color::Black, 3, 4, stop);
-                let pick = replies
-                    .iter()
-                    .filter(|l| !l.score.is_decisive())
-                    .min_by_key(|l| l.score.value().abs())
-                    .and_then(|l| l.moves.first().copied());
-                match pick {
-                    Some(b) => {
-                        say(Response::Moves(vec![w, b]));
-                        (vec![(w, Color::White), (b, Color::Black)], None)
-                    }
-                    None if value >= 0 => {
-                        say(Response::Move(w));
-                        (vec![(w, Color::White)], Some(Color::White))
-                    }
-                    None => {
-                        say(Response::Swap);
-                        (Vec::new(), Some(Color::Black))
-                    }
-                }
-            }
-            _ => {
-                let lines = self.probe(engine, board, Color::White, 1, 1, stop);
-                let first = lines.first();
-                let white_move = first
-                    .and_then(|l| l.moves.first().copied())
-                    .or_else(|| fallback(board, self.rule, Color::White));
-                let score = first.map_or(Score::Eval(0), |l| l.score);
-                let value = score.value();
-                say(Response::Message(format!(
-                    "swap2: white to move, eval {}",
-                    ScoreText(score)
-                )));
-                match white_move {
-                    Some(w) if value >= 0 => {
-                        say(Response::Move(w));
-                        (vec![(w, Color::White)], Some(Color::White))
-                    }
-                    _ => {
-                        say(Response::Swap);
-                        (Vec::new(), Some(Color::Black))
-                    }
-                }
-            }
-        }
-    }
-
-    // Three opening stones (black, white, black) near the centre whose position, white to
-    // move, the engine finds closest to even.
-    fn balanced_opening(
-        &self,
-        engine: &mut Engine,
-        stop: &AtomicBool,
-        say: &dyn Fn(Response),
-    ) -> Vec<Point> {
-        const SHAPES: [[(i32, i32); 3]; 6] = [
-            [(0, 0), (1, -1), (2, 0)],
-            [(0, 0), (0, 1), (2, 2)],
-            [(0, 0), (1, 1), (-1, 2)],
-            [(0, 0), (2, 0), (1, 2)],
-            [(0, 0), (-1, 1), (2, 1)],
-            [(0, 0), (3, 0), (1, 1)],
-        ];
-        let size = self.board.size();
-        let centre = size.center();
-        let candidates: Vec<Vec<Point>> = SHAPES
-            .iter()
-            .map(|shape| {
-                shape
-                    .iter()
-                    .map(|&(dx, dy)| centre.offset(dx, dy))
-                    .collect::<Vec<_>>()
-            })
-            .filter(|pts| pts.iter().all(|&p| size.contains(p)))
-            .collect();
-        let share = candidates.len() as u32 + 1;
-        let mut best: Option<(i32, Vec<Point>)> = None;
-        for pts in candidates {
-            let mut b = Board::new(size);
-            for (i, &p) in pts.iter().enumerate() {
-                b.place(p, Color::of_ply(i)).ok();
-            }
-            let lines = self.probe(engine, &b, Color::White, share, 1, stop);
-            let imbalance = lines.first().map_or(i32::MAX, |l| l.score.value().abs());
-            if let Some(l) = lines.first() {
+        let (board, rule) = (&self.board, self.rule);
+        let swap = || {
+            say(Response::Swap);
+            (Vec::new(), Some(Color::Black))
+        };
+        let stay_white = |w: Point| {
+            say(Response::Move(w));
+            (vec![(w, Color::White)], Some(Color::White))
+        };
+        if stones == 0 {
+            let size = board.size();
+            let share = decide::balanced_opening_candidates(size).len() as u32 + 1;
+            let mut on_candidate = |pts: &[Point], score: Score| {
                 say(Response::Message(format!(
                     "swap2: opening {} white to move, eval {}",
                     pts.iter()
                         .map(|&p| PointText(p).to_string())
                         .collect::<Vec<_>>()
                         .join(" "),
-                    ScoreText(l.score)
+                    ScoreText(score)
                 )));
-            }
-            if best.as_ref().is_none_or(|(v, _)| imbalance < *v) {
-                best = Some((imbalance, pts));
+            };
+            let picked = decide::balanced_opening(
+                engine,
+                size,
+                rule,
+                &self.limits_shared(share),
+                stop,
+                &mut on_candidate,
+            );
+            let place: Vec<(Point, Color)> = picked
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| (p, Color::of_ply(i)))
+                .collect();
+            say(Response::Moves(picked));
+            return (place, None);
+        }
+        // Three stones: a third of the time for this look and a third for black's stone.
+        let share = if stones == 3 { 3 } else { 1 };
+        let limits = self.limits_shared(share);
+        let judged = decide::judge(engine, board, rule, Color::White, &limits, stop);
+        let Some(w) = judged.best.or_else(|| fallback(board, rule, Color::White)) else {
+            return swap();
+        };
+        say(Response::Message(format!(
+            "swap2: white to move, eval {}",
+            ScoreText(judged.score)
+        )));
+        match decide::choice(judged.black_value, stones == 3) {
+            Choice::White => stay_white(w),
+            Choice::Black => swap(),
+            Choice::PlaceTwo => {
+                // White's best move and the black reply that keeps it closest to even; the
+                // opponent chooses next.
+                let mut after = board.clone();
+                after.place(w, Color::White).ok();
+                match decide::balancing_stone(engine, &after, rule, Color::Black, &limits, stop) {
+                    Some(b) => {
+                        say(Response::Moves(vec![w, b]));
+                        (vec![(w, Color::White), (b, Color::Black)], None)
+                    }
+                    None if judged.black_value <= 0 => stay_white(w),
+                    None => swap(),
+                }
             }
         }
-        // Every board is at least 5x5, so the first shape (within two points of the centre)
-        // always fits; the literal is only for the type checker.
-        best.map(|(_, pts)| pts)
-            .unwrap_or_else(|| vec![centre, centre.offset(1, -1), centre.offset(2, 0)])
     }
 }
 

@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use tengen_engine::{Engine, Level, Limits, Score};
+use tengen_engine::{Engine, Level, Limits, Score, decide};
 use tengen_rules::{
     BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point, Record,
     RecordFormat, Rule, parse_point, point_name,
@@ -724,68 +724,7 @@ enum Decision {
     Choose(Choice),
 }
 
-/// Nodes for the computer's opening judgements, by level.
-fn opening_nodes(level: Level) -> u64 {
-    match level {
-        Level::Beginner => 50_000,
-        Level::Intermediate => 100_000,
-        _ => 200_000,
-    }
-}
-
-/// Under this evaluation (either way), the computer calls a swap2 position balanced.
-const BALANCED: i32 = 40;
-
-/// The position's value for black after a short search.
-fn black_value(engine: &mut Engine, game: &Game, nodes: u64, stop: &AtomicBool) -> Option<i32> {
-    let side = game.to_move()?;
-    let limits = Limits {
-        time: Some(Duration::from_millis(3_000)),
-        nodes: Some(nodes),
-        depth: None,
-        multipv: 1,
-    };
-    let r = engine.search_game(game, &limits, stop, &mut |_| {});
-    let v = r.lines.first()?.score.value();
-    Some(if side == Color::Black { v } else { -v })
-}
-
-/// The first three stones of a swap opening: the centre, a white stone beside it and a black
-/// stone near both (the shapes of the 26 renju openings), chosen by `seed`.
-fn opening_stone(game: &Game, seed: u64) -> Option<Point> {
-    let c = game.board().size().center();
-    let n = game.moves().len();
-    let pick = |options: &[(i32, i32)], k: u64| {
-        let start = (seed.wrapping_mul(6364136223846793005).wrapping_add(k) >> 33) as usize;
-        (0..options.len())
-            .map(|i| options[(start + i) % options.len()])
-            .map(|(dx, dy)| Point::new(c.x + dx, c.y + dy))
-            .find(|&p| game.board().contains(p) && game.board().is_empty_at(p))
-    };
-    match n {
-        0 => Some(c),
-        1 => pick(&[(1, 0), (1, -1)], 1),
-        _ => pick(
-            &[
-                (0, -1),
-                (1, -1),
-                (2, 0),
-                (2, -1),
-                (0, -2),
-                (1, -2),
-                (2, -2),
-                (-1, -1),
-                (0, 1),
-                (1, 1),
-                (2, 1),
-                (-1, 0),
-            ],
-            2,
-        ),
-    }
-}
-
-/// The computer's decision or stone in a swap opening, with the engine.
+/// The computer's decision or stone in a swap opening (`tengen_engine::decide`).
 fn opening_decision(
     engine: &mut Engine,
     game: &Game,
@@ -793,54 +732,27 @@ fn opening_decision(
     seed: u64,
     stop: &AtomicBool,
 ) -> Option<Decision> {
-    let nodes = opening_nodes(level);
+    let limits = decide::judgement_limits(level);
+    let (board, rule) = (game.board(), game.rule());
     match game.pending() {
         Pending::Choice { may_place_two, .. } => {
-            let v = black_value(engine, game, nodes, stop).unwrap_or(0);
-            Some(Decision::Choose(if may_place_two && v.abs() < BALANCED {
-                Choice::PlaceTwo
-            } else if v >= 0 {
-                Choice::Black
-            } else {
-                Choice::White
-            }))
+            let side = game.to_move()?;
+            let j = decide::judge(engine, board, rule, side, &limits, stop);
+            Some(Decision::Choose(decide::choice(
+                j.black_value,
+                may_place_two,
+            )))
         }
         Pending::Move { color, .. } => {
             if !matches!(game.phase(), Phase::Placing { .. }) {
                 return None;
             }
             if game.moves().len() < 3 {
-                return Some(Decision::Stone(opening_stone(game, seed)));
+                return Some(Decision::Stone(decide::opening_stone(board, seed)));
             }
-            if color == Color::White {
-                // The best white stone.
-                let limits = Limits {
-                    time: Some(Duration::from_millis(3_000)),
-                    nodes: Some(nodes),
-                    depth: None,
-                    multipv: 1,
-                };
-                let r = engine.search_game(game, &limits, stop, &mut |_| {});
-                return Some(Decision::Stone(
-                    r.lines.first().and_then(|l| l.moves.first().copied()),
-                ));
-            }
-            // A black stone among the best that leaves the position closest to even.
-            let limits = Limits {
-                time: Some(Duration::from_millis(3_000)),
-                nodes: Some(nodes),
-                depth: None,
-                multipv: 5,
-            };
-            let r = engine.search_game(game, &limits, stop, &mut |_| {});
-            let best = r
-                .lines
-                .iter()
-                .filter(|l| matches!(l.score, Score::Eval(_)))
-                .min_by_key(|l| l.score.value().abs())
-                .or(r.lines.first())
-                .and_then(|l| l.moves.first().copied());
-            Some(Decision::Stone(best))
+            Some(Decision::Stone(decide::balancing_stone(
+                engine, board, rule, color, &limits, stop,
+            )))
         }
         Pending::Over => None,
     }
@@ -1595,13 +1507,7 @@ async fn draw(
                 .lines
                 .first()
                 .ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
-            let computer = human.opponent();
-            let for_computer = if computer == Color::Black {
-                best.black_value
-            } else {
-                -best.black_value
-            };
-            if for_computer > 30 {
+            if !decide::accepts_draw(human.opponent(), best.black_value) {
                 (
                     false,
                     format!("the computer declines: it stands better ({})", best.score),

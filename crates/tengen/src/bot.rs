@@ -9,19 +9,20 @@
 //! run on blocking threads, never on the async runtime, and a search whose position changed
 //! meanwhile is stopped and its answer dropped.
 //!
-//! Choices made without the engine, kept simple on purpose:
+//! Its opening stones and swap decisions are the web app's computer's (`tengen_engine::decide`):
 //! - the first three stones of a swap, swap2 or beginner opening are the centre, a stone beside
-//!   it and one near both (the shapes of the 26 renju openings, as the web app's computer
-//!   places them; they also satisfy the beginner opening's restrictions);
+//!   it and one near both (the shapes of the 26 renju openings; they also satisfy the beginner
+//!   opening's restrictions), with a Gomocup brain as with the engine;
 //! - a swap decision: with the engine, the colour whose side a short search favours (black on a
 //!   level position); with a Gomocup brain (the protocol has no such question), black. The bot
-//!   never places two more stones under swap2.
+//!   never places two more stones under swap2, which would take placing them to keep the
+//!   balance, a thing a Gomocup brain is not asked.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use tengen_engine::{Engine, Level, Limits, TimeControl};
+use tengen_engine::{Engine, Level, TimeControl, decide};
 use tengen_protocol::client::{Client, ClientError};
 use tengen_protocol::command::{Field, Info, Stone};
 use tengen_rules::{Board, BoardSize, Choice, Color, Game, OpeningRule, Point, Rule, point_name};
@@ -48,9 +49,6 @@ const BRAIN_GRACE: Duration = Duration::from_secs(2);
 const CLAIM_SLACK: Duration = Duration::from_millis(500);
 /// After a claim refused as too early, when to claim again.
 const CLAIM_RETRY: Duration = Duration::from_secs(5);
-/// The short search behind a swap decision.
-const CHOICE_NODES: u64 = 100_000;
-const CHOICE_TIME: Duration = Duration::from_secs(1);
 
 /// Who plays for the bot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -940,46 +938,6 @@ impl Position {
     }
 }
 
-/// The first three stones of a swap or beginner opening: the centre, a stone beside it, and a
-/// stone near both, the first empty one among a few shapes (varied by `seed`).
-fn opening_stone(board: &Board, n: usize, seed: u64) -> Option<Point> {
-    let c = board.size().center();
-    let pick = |options: &[(i32, i32)]| {
-        let start = (seed >> 33) as usize;
-        (0..options.len())
-            .map(|i| options[(start + i) % options.len()])
-            .map(|(dx, dy)| Point::new(c.x + dx, c.y + dy))
-            .find(|&p| board.contains(p) && board.is_empty_at(p))
-    };
-    match n {
-        0 => Some(c).filter(|&p| board.is_empty_at(p)),
-        1 => pick(&[
-            (1, 0),
-            (1, -1),
-            (0, 1),
-            (-1, 1),
-            (-1, 0),
-            (-1, -1),
-            (0, -1),
-            (1, 1),
-        ]),
-        _ => pick(&[
-            (0, -1),
-            (1, -1),
-            (2, 0),
-            (2, -1),
-            (0, -2),
-            (1, -2),
-            (2, -2),
-            (-1, -1),
-            (0, 1),
-            (1, 1),
-            (2, 1),
-            (-1, 0),
-        ]),
-    }
-}
-
 /// Who thinks: the engine or the brain, moved to a blocking thread for each decision.
 #[derive(Debug)]
 enum Mover {
@@ -1018,22 +976,11 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, B
     let board = pos.board().map_err(protocol)?;
     if job.act == Act::Choice {
         let prefer = match mover {
-            Mover::Engine { engine, .. } => {
-                let game = pos.game().map_err(protocol)?;
-                let limits = Limits {
-                    time: Some(CHOICE_TIME),
-                    nodes: Some(CHOICE_NODES),
-                    depth: None,
-                    multipv: 1,
-                };
-                let r = engine.search_game(&game, &limits, stop, &mut |_| {});
-                let v = r.score().map_or(0, |s| s.value());
-                let black = if pos.to_move == Color::Black { v } else { -v };
-                if black >= 0 {
-                    Choice::Black
-                } else {
-                    Choice::White
-                }
+            Mover::Engine { engine, level, .. } => {
+                let limits = decide::judgement_limits(*level);
+                let judged = decide::judge(engine, &board, pos.rule, pos.to_move, &limits, stop);
+                // The bot never places two more stones (see the module's notes).
+                decide::choice(judged.black_value, false)
             }
             Mover::Brain { .. } => Choice::Black,
         };
@@ -1049,7 +996,7 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, B
         Mover::Brain { .. } => clock_seed(),
     };
     if pos.opening_stone() {
-        if let Some(p) = opening_stone(&board, pos.points.len(), seed) {
+        if let Some(p) = decide::opening_stone(&board, seed) {
             return Ok(Decision::Move(p));
         }
     }
@@ -1133,18 +1080,6 @@ fn brain_move(client: &mut Client, pos: &Position, tc: &TimeControl) -> Result<P
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn opening_stones_keep_the_beginner_rule() {
-        let size = BoardSize::STANDARD;
-        for seed in [0_u64, 1 << 33, 5 << 33, u64::MAX] {
-            let mut game = Game::with_opening(size, Rule::Freestyle, OpeningRule::Beginner);
-            for n in 0..3 {
-                let p = opening_stone(game.board(), n, seed).expect("a stone");
-                game.play(p).expect("the beginner opening allows it");
-            }
-        }
-    }
 
     #[test]
     fn the_engine_takes_a_colour_and_plays_a_move() {
