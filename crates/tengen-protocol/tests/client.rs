@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use tengen_engine::Score;
 use tengen_protocol::client::{Client, ClientError, Swap2Answer};
+use tengen_protocol::command::ReportedScore;
 use tengen_protocol::command::{Field, Info, Stone};
 use tengen_rules::{BoardSize, Point};
 
@@ -47,7 +47,7 @@ fn a_well_behaved_brain_is_driven_through_a_game() {
     assert_eq!(brain.begin(SHORT).expect("a move"), Point::new(7, 7));
     let report = brain.last_report().expect("a report");
     assert_eq!(report.depth, Some(3));
-    assert_eq!(report.eval, Some(Score::Eval(12)));
+    assert_eq!(report.eval, Some(ReportedScore::Eval(12)));
     assert_eq!(report.pv, vec![Point::new(7, 7), Point::new(8, 8)]);
     assert!(brain.messages().any(|m| m.starts_with("depth 3")));
     assert!(brain.errors().any(|e| e == "ERROR not really"));

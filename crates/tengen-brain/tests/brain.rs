@@ -8,8 +8,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
+use tengen_brain::{BrainOptions, run};
 use tengen_engine::Level;
-use tengen_protocol::brain::{BrainOptions, run};
 use tengen_protocol::command::{Response, SearchReport, parse_point};
 use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, forbidden, forbidden_points};
 

@@ -15,7 +15,7 @@
 //! brain keeps the one it had (at the first search: [`DEFAULT_HASH_MB`], else 1 MB).
 //!
 //! ```
-//! use tengen_protocol::brain::{run, BrainOptions};
+//! use tengen_brain::{run, BrainOptions};
 //! // At the end of the input the search under way still answers (END would cut it short).
 //! let input = "START 15\nINFO timeout_turn 200\nBEGIN\n";
 //! let mut output = Vec::new();
@@ -38,11 +38,11 @@ use tengen_engine::decide::{self, playable};
 use tengen_engine::{Engine, EvalWeights, Level, Limits, Score, SearchInfo, TimeControl};
 use tengen_rules::{Board, BoardSize, Choice, Color, Game, Point, Rule, forbidden_points};
 
-use crate::command::{
-    Command, CommandParser, Field, Info, ParseError, PointText, Response, ScoreText, SearchReport,
-    Stone,
+use tengen_protocol::command::{
+    Command, CommandParser, Field, Info, ParseError, PointText, ReportedScore, Response,
+    SearchReport, Stone,
 };
-use crate::lines::LineReader;
+use tengen_protocol::lines::LineReader;
 
 /// The brain's name in `ABOUT`.
 pub const NAME: &str = "Tengen";
@@ -95,7 +95,7 @@ impl Default for BrainOptions {
 /// The line Tengen answers to `ABOUT`.
 ///
 /// ```
-/// let about = tengen_protocol::brain::about();
+/// let about = tengen_brain::about();
 /// assert!(about.starts_with("name=\"Tengen\", version=\""));
 /// ```
 pub fn about() -> String {
@@ -115,7 +115,7 @@ pub fn run_stdio(options: &BrainOptions) -> io::Result<()> {
 /// manager states it (the rest is the brain's own), else a quarter of the machine's memory.
 ///
 /// ```
-/// use tengen_protocol::brain::hash_limit_mb;
+/// use tengen_brain::hash_limit_mb;
 /// assert_eq!(hash_limit_mb(Some(100 << 20)), 50);
 /// assert!(hash_limit_mb(None) >= 1);
 /// ```
@@ -590,7 +590,10 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             Info::MaxDepth(d) => s.max_depth = (d > 0).then_some(d),
             // Bit 2 (continuous game) only changes what the manager does after a five.
             Info::Rule(bits) => s.rule = Rule::from_gomocup_bits(bits),
-            Info::Level(level) => s.level = level,
+            Info::Level(name) => match name.parse() {
+                Ok(level) => s.level = level,
+                Err(e) => self.error(format!("INFO level: {e}")),
+            },
             // The engine clamps a number past its most threads.
             Info::ThreadNum(0) => s.threads = None,
             Info::ThreadNum(n) => s.threads = usize::try_from(n).ok(),
@@ -916,6 +919,15 @@ struct Task {
     hard_stop: Option<Duration>,
 }
 
+// The engine's score as the protocol reports it.
+fn reported(score: Score) -> ReportedScore {
+    match score {
+        Score::Eval(v) => ReportedScore::Eval(v),
+        Score::Win(n) => ReportedScore::Win(n),
+        Score::Loss(n) => ReportedScore::Loss(n),
+    }
+}
+
 // A search's progress as a MESSAGE.
 fn report(info: &SearchInfo) -> SearchReport {
     let best = info.lines.first();
@@ -923,7 +935,7 @@ fn report(info: &SearchInfo) -> SearchReport {
     SearchReport {
         depth: Some(info.depth),
         seldepth: Some(info.seldepth),
-        eval: best.map(|l| l.score),
+        eval: best.map(|l| reported(l.score)),
         nodes: Some(info.nodes),
         nps: Some(u64::try_from(u128::from(info.nodes) * 1_000_000 / micros).unwrap_or(u64::MAX)),
         time_ms: Some(info.elapsed.as_millis() as u64),
@@ -1040,7 +1052,7 @@ impl Task {
                 for (i, line) in lines.iter().enumerate() {
                     let r = SearchReport {
                         depth: Some(result.depth),
-                        eval: Some(line.score),
+                        eval: Some(reported(line.score)),
                         pv: line.moves.clone(),
                         ..SearchReport::default()
                     };
@@ -1103,7 +1115,7 @@ impl Task {
                         .map(|&p| PointText(p).to_string())
                         .collect::<Vec<_>>()
                         .join(" "),
-                    ScoreText(score)
+                    reported(score)
                 )));
             };
             let picked = decide::balanced_opening(
@@ -1131,7 +1143,7 @@ impl Task {
         };
         say(Response::Message(format!(
             "swap2: white to move, eval {}",
-            ScoreText(judged.score)
+            reported(judged.score)
         )));
         match decide::choice(judged.black_value, stones == 3) {
             Choice::White => stay_white(w),
