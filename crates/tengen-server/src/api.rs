@@ -27,14 +27,14 @@ use tengen_rules::{
     BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point, Record,
     RecordFormat, Rule, parse_point, point_name,
 };
+use tengen_wire::ClockSpec;
 use tokio::task::JoinHandle;
 
 use crate::engine_pool::{EnginePool, Priority};
 use crate::error::ApiError;
 use crate::limits::{Client, ClientLimits};
 use crate::session::{
-    ClockSpec, Event, Opponent, Session, Setup, State, StoredSetup, parse_choice, parse_color,
-    score_text,
+    Event, Opponent, Session, Setup, State, StoredSetup, parse_choice, parse_color, score_text,
 };
 use crate::store::{LocalChange, ResultRow, Store};
 

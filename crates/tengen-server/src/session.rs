@@ -12,6 +12,8 @@ use tengen_rules::{
     Rule, Seat, point_name,
 };
 
+use tengen_wire::ClockSpec;
+
 use crate::error::ApiError;
 
 /// Who plays against whom.
@@ -24,28 +26,6 @@ pub enum Opponent {
     Friend,
     /// The computer against itself.
     Computers,
-}
-
-/// The clock, as asked for when the game is created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ClockSpec {
-    /// No clock.
-    #[default]
-    None,
-    /// At most `ms` for each move.
-    PerMove {
-        /// Milliseconds per move.
-        ms: u64,
-    },
-    /// `ms` for the whole game, plus `increment_ms` after each move.
-    Total {
-        /// Milliseconds for the game.
-        ms: u64,
-        /// Added after each move.
-        #[serde(default)]
-        increment_ms: u64,
-    },
 }
 
 #[derive(Clone, Debug)]

@@ -16,8 +16,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::persist::Write;
 use super::table::{Action, Event, Stored, Table, role, seat};
-use super::wire::{ChatLine, GameState, LobbyGame, Role, ServerMsg};
 use super::{Inner, hash_token, unix_ms};
+use tengen_wire::{ChatLine, GameState, LobbyGame, Role, ServerMsg};
 
 /// How long a finished game nobody watches stays in memory (it is reloaded from the store if
 /// asked for again).

@@ -7,7 +7,6 @@ mod actor;
 mod http;
 mod persist;
 pub mod table;
-pub mod wire;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -26,7 +25,7 @@ use crate::error::ApiError;
 use actor::{Actor, Cmd, Connected, Failed, JoinError, Reply};
 use persist::{Found, Loaded, Saved, Write, Writer};
 use table::{Player, Settings, Table};
-use wire::{GameState, Lobby, LobbyGame, Role, Stats};
+use tengen_wire::{self as wire, GameState, Lobby, LobbyGame, Role, Stats};
 
 /// How many commands may wait for one game.
 const GAME_QUEUE: usize = 64;

@@ -12,11 +12,10 @@ use tengen_rules::{
     parse_point, point_name,
 };
 
-use super::wire::{
-    self, ChatLine, GameState, OutcomeState, PendingState, RequestKind, RequestState, Role,
-    SeatState,
+use tengen_wire::{
+    self as wire, ChatLine, ClockSpec, GameState, OutcomeState, PendingState, RequestKind,
+    RequestState, Role, SeatState,
 };
-use crate::session::ClockSpec;
 
 /// How many chat lines a game keeps for newcomers.
 pub const CHAT_HISTORY: usize = 50;

@@ -26,13 +26,11 @@ use tengen_engine::{Engine, Level, TimeControl, decide};
 use tengen_protocol::client::{Client, ClientError};
 use tengen_protocol::command::{Field, Info, Stone};
 use tengen_rules::{Board, BoardSize, Choice, Color, Game, OpeningRule, Point, Rule, point_name};
-use tengen_server::ClockSpec;
-use tengen_server::online::wire::{
-    ClientMsg, GameState, JoinGame, OutcomeState, RequestKind, Role, ServerMsg,
-};
+use tengen_wire::ClockSpec;
+use tengen_wire::{ClientMsg, GameState, JoinGame, OutcomeState, RequestKind, Role, ServerMsg};
 use tokio::task::JoinHandle;
 
-use crate::online::{OnlineError, Server, Socket};
+use crate::online::{OnlineClient, OnlineError, Socket};
 
 /// Hash table of the bot's engine, in megabytes.
 const HASH_MB: usize = 32;
@@ -259,7 +257,7 @@ pub async fn run_async(
     config: &BotConfig,
     on_event: &mut dyn FnMut(&BotEvent),
 ) -> Result<Vec<GameResult>, BotError> {
-    let server = Server::new(&config.server)?;
+    let server = OnlineClient::new(&config.server)?;
     // The game first: a brain must be told the board before it plays, and a brain that cannot
     // play this game should fail before it takes a seat.
     let first = server.state(&config.game).await?;
@@ -360,7 +358,7 @@ fn clock_seed() -> u64 {
 
 /// Plays game `id` to its end; the result and, when a rematch was agreed, the new game's id.
 async fn play_one(
-    server: &Server,
+    server: &OnlineClient,
     id: &str,
     token: &str,
     mover: &mut Option<Mover>,
