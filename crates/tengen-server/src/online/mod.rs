@@ -47,9 +47,20 @@ pub struct Timing {
     pub unjoined_expiry: Duration,
 }
 
+/// What the lobby and the statistics read of a game, kept up to date by its actor.
+#[derive(Clone, Debug)]
+pub(crate) struct Summary {
+    /// The game as the lobby shows it.
+    pub(crate) game: LobbyGame,
+    /// Whether its creator listed it in the lobby.
+    pub(crate) listed: bool,
+    /// Whether it has ended.
+    pub(crate) over: bool,
+}
+
 struct Entry {
     cmds: mpsc::Sender<Cmd>,
-    summary: Option<(LobbyGame, bool, bool)>,
+    summary: Option<Summary>,
     created: u64,
 }
 
@@ -104,8 +115,8 @@ impl Inner {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(crate) fn set_summary(&self, summary: (LobbyGame, bool, bool)) {
-        if let Some(e) = self.games().get_mut(&summary.0.id) {
+    pub(crate) fn set_summary(&self, summary: Summary) {
+        if let Some(e) = self.games().get_mut(&summary.game.id) {
             e.summary = Some(summary);
         }
     }
@@ -511,7 +522,12 @@ impl Online {
         let mut open: Vec<(&LobbyGame, u64)> = Vec::new();
         let mut live: Vec<&LobbyGame> = Vec::new();
         for e in games.values() {
-            let Some((g, listed, over)) = &e.summary else {
+            let Some(Summary {
+                game: g,
+                listed,
+                over,
+            }) = &e.summary
+            else {
                 continue;
             };
             if *over {
@@ -542,7 +558,7 @@ impl Online {
         let games = self.inner.games();
         let live = games
             .values()
-            .filter(|e| e.summary.as_ref().is_some_and(|s| !s.2))
+            .filter(|e| e.summary.as_ref().is_some_and(|s| !s.over))
             .count();
         Stats {
             games: games.len() as u64,
