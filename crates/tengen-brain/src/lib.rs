@@ -796,19 +796,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     }
 
     fn time_control(&self) -> TimeControl {
-        let s = &self.settings;
-        let left = match s.time_left {
-            Some(t) if t >= UNLIMITED_TIME_LEFT => None,
-            Some(t) => Some(t.max(0) as u64),
-            // The protocol requires time_left when the match is timed; without it, count
-            // our own thinking time against timeout_match.
-            None => s.timeout_match.map(|m| m.saturating_sub(self.used_ms)),
-        };
-        TimeControl {
-            per_move: s.timeout_turn,
-            left,
-            increment: 0,
-        }
+        time_control(&self.settings, self.used_ms)
     }
 
     fn think(&mut self, number: u64, job: Job, scope: &'scope Scope<'scope, 'env>) {
@@ -859,6 +847,22 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         let (out, quiet) = (self.out, &self.control.ending);
         let handle = scope.spawn(move || task.run(engine, out, &stop, quiet));
         self.search = Some(Running { handle });
+    }
+}
+
+/// The clock as the manager set it, `used_ms` being the brain's own thinking time so far.
+fn time_control(s: &Settings, used_ms: u64) -> TimeControl {
+    let left = match s.time_left {
+        Some(t) if t >= UNLIMITED_TIME_LEFT => None,
+        Some(t) => Some(t.max(0) as u64),
+        // The protocol requires time_left when the match is timed; without it, count our own
+        // thinking time against timeout_match.
+        None => s.timeout_match.map(|m| m.saturating_sub(used_ms)),
+    };
+    TimeControl {
+        per_move: s.timeout_turn,
+        left,
+        increment: 0,
     }
 }
 
@@ -1196,9 +1200,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn hash_follows_max_memory_and_hash_size() {
-        let mut s = Settings {
+    fn settings() -> Settings {
+        Settings {
             timeout_turn: None,
             timeout_match: None,
             time_left: None,
@@ -1209,7 +1212,36 @@ mod tests {
             threads: None,
             rule: Rule::Freestyle,
             level: Level::Master,
-        };
+        }
+    }
+
+    #[test]
+    fn the_match_clock_and_the_turn_bound_each_search() {
+        // One second for the match, no turn limit, nothing said of time_left: a small share of
+        // what is left after the brain's own thinking, and a hard stop at half of it.
+        let mut s = settings();
+        s.timeout_match = Some(1_000);
+        let tc = time_control(&s, 0);
+        assert_eq!(tc.left, Some(1_000));
+        assert!(tc.budget() <= Duration::from_millis(100), "{tc:?}");
+        assert_eq!(hard_stop(&tc), Some(Duration::from_millis(500)));
+        assert_eq!(time_control(&s, 400).left, Some(600));
+        // time_left, when sent, is the reading; the protocol's "unlimited" is none.
+        s.time_left = Some(1_500);
+        assert_eq!(time_control(&s, 400).left, Some(1_500));
+        s.time_left = Some(i64::from(i32::MAX));
+        assert_eq!(time_control(&s, 0).left, None);
+        // A 250 ms turn: the search plans for less, and is stopped before the turn ends.
+        let mut s = settings();
+        s.timeout_turn = Some(250);
+        let tc = time_control(&s, 0);
+        assert!(tc.budget() < Duration::from_millis(250), "{tc:?}");
+        assert_eq!(hard_stop(&tc), Some(Duration::from_millis(220)));
+    }
+
+    #[test]
+    fn hash_follows_max_memory_and_hash_size() {
+        let mut s = settings();
         let machine = 1 << 20;
         assert_eq!(hash_mb(&s, 64, machine), 64);
         s.max_memory = Some(83_886_080); // 80 MB

@@ -95,7 +95,11 @@ fn a_stalled_brain_times_out_and_is_killed() {
         Err(ClientError::Timeout(d)) => assert_eq!(d, Duration::from_millis(300)),
         other => panic!("expected a timeout, got {other:?}"),
     }
-    assert!(asked.elapsed() < Duration::from_secs(3));
+    // A hang guard (the brain sleeps 30 s), not a timing measure.
+    assert!(
+        asked.elapsed() < Duration::from_secs(15),
+        "the client waits for a stalled brain past its time-out"
+    );
     // END is not obeyed: the grace runs out and the process is killed.
     assert_eq!(brain.end(Duration::from_millis(100)).expect("ends"), None);
     drop(brain);
