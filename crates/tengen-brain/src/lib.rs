@@ -377,6 +377,24 @@ struct Settings {
     level: Level,
 }
 
+impl Settings {
+    // Nothing said by the manager yet: freestyle at `level`, no limits.
+    fn at(level: Level) -> Settings {
+        Settings {
+            timeout_turn: None,
+            timeout_match: None,
+            time_left: None,
+            max_memory: None,
+            hash_kb: None,
+            max_node: None,
+            max_depth: None,
+            threads: None,
+            rule: Rule::Freestyle,
+            level,
+        }
+    }
+}
+
 // A search under way on its own thread.
 struct Running<'scope> {
     handle: ScopedJoinHandle<'scope, Finished>,
@@ -412,18 +430,7 @@ struct Brain<'scope, 'env, W> {
 
 impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     fn new(out: &'env Output<W>, options: BrainOptions, control: &'env Control) -> Self {
-        let settings = Settings {
-            timeout_turn: None,
-            timeout_match: None,
-            time_left: None,
-            max_memory: None,
-            hash_kb: None,
-            max_node: None,
-            max_depth: None,
-            threads: None,
-            rule: Rule::Freestyle,
-            level: options.level,
-        };
+        let settings = Settings::at(options.level);
         // The table is allocated lazily, at the first search, so that INFO max_memory (sent
         // before or after START) sizes it before any memory is taken.
         Brain {
@@ -1201,18 +1208,7 @@ mod tests {
     }
 
     fn settings() -> Settings {
-        Settings {
-            timeout_turn: None,
-            timeout_match: None,
-            time_left: None,
-            max_memory: None,
-            hash_kb: None,
-            max_node: None,
-            max_depth: None,
-            threads: None,
-            rule: Rule::Freestyle,
-            level: Level::Master,
-        }
+        Settings::at(Level::Master)
     }
 
     #[test]
