@@ -1036,11 +1036,10 @@ impl Session {
                 kind: "choice",
                 seat: seat_name(seat),
                 color: None,
-                options: if may_place_two {
-                    vec!["black", "white", "place_two"]
-                } else {
-                    vec!["black", "white"]
-                },
+                options: Choice::offered(may_place_two)
+                    .iter()
+                    .map(|c| c.name())
+                    .collect(),
                 human: !self.computer_sits(seat),
                 opening_stone: false,
             }),

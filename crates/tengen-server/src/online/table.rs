@@ -598,7 +598,7 @@ impl Table {
         done: &mut Done,
     ) -> Result<(), Refused> {
         // The wire's names exactly: no case folding or spaces, as before.
-        let Some(choice) = Choice::ALL.into_iter().find(|c| c.name() == text) else {
+        let Some(choice) = Choice::by_name(&text) else {
             return refuse(format!(
                 "unknown choice {text:?} (black, white or place_two)"
             ));
@@ -799,11 +799,9 @@ impl Table {
             }
             Event::Choose { seat: r, choice } => {
                 let s = seat_of(*r)?;
-                let c = match choice.as_str() {
-                    "black" => Choice::Black,
-                    "white" => Choice::White,
-                    _ => Choice::PlaceTwo,
-                };
+                // Stored only after the live check, so always one of the names.
+                let c =
+                    Choice::by_name(choice).ok_or_else(|| format!("unknown choice {choice:?}"))?;
                 self.game.choose(c).map_err(|e| e.to_string())?;
                 self.actors.push(s);
                 self.request = None;
@@ -900,10 +898,9 @@ impl Table {
                     kind: "choice".into(),
                     seat: Some(role(seat)),
                     color: None,
-                    options: ["black", "white"]
-                        .into_iter()
-                        .chain(may_place_two.then_some("place_two"))
-                        .map(String::from)
+                    options: Choice::offered(may_place_two)
+                        .iter()
+                        .map(|c| c.name().to_string())
                         .collect(),
                 },
                 Pending::Over => PendingState {
