@@ -363,7 +363,7 @@ impl<W: Write> Output<W> {
 
 // What the manager has told us with INFO.
 #[derive(Clone, Debug)]
-struct Settings {
+struct ManagerSettings {
     timeout_turn: Option<u64>,
     timeout_match: Option<u64>,
     time_left: Option<i64>,
@@ -377,10 +377,10 @@ struct Settings {
     level: Level,
 }
 
-impl Settings {
+impl ManagerSettings {
     // Nothing said by the manager yet: freestyle at `level`, no limits.
-    fn at(level: Level) -> Settings {
-        Settings {
+    fn at(level: Level) -> ManagerSettings {
+        ManagerSettings {
             timeout_turn: None,
             timeout_match: None,
             time_left: None,
@@ -411,7 +411,7 @@ struct Finished {
 struct Brain<'scope, 'env, W> {
     out: &'env Output<W>,
     options: BrainOptions,
-    settings: Settings,
+    settings: ManagerSettings,
     board: Option<Board>,
     // The brain's colour when known: set by BEGIN, TURN, BOARD and the swap2 answers.
     own: Option<Color>,
@@ -430,7 +430,7 @@ struct Brain<'scope, 'env, W> {
 
 impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     fn new(out: &'env Output<W>, options: BrainOptions, control: &'env Control) -> Self {
-        let settings = Settings::at(options.level);
+        let settings = ManagerSettings::at(options.level);
         // The table is allocated lazily, at the first search, so that INFO max_memory (sent
         // before or after START) sizes it before any memory is taken.
         Brain {
@@ -858,7 +858,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
 }
 
 /// The clock as the manager set it, `used_ms` being the brain's own thinking time so far.
-fn time_control(s: &Settings, used_ms: u64) -> TimeControl {
+fn time_control(s: &ManagerSettings, used_ms: u64) -> TimeControl {
     let left = match s.time_left {
         Some(t) if t >= UNLIMITED_TIME_LEFT => None,
         Some(t) => Some(t.max(0) as u64),
@@ -876,7 +876,7 @@ fn time_control(s: &Settings, used_ms: u64) -> TimeControl {
 /// The transposition table size: `INFO hash_size` (kilobytes, Yixin) when sent, never above
 /// half of `max_memory`; else a quarter of `max_memory` up to 256 MB; else the default. Never
 /// above `machine_mb` (a quarter of the machine's memory) either.
-fn hash_mb(s: &Settings, default_mb: usize, machine_mb: u64) -> usize {
+fn hash_mb(s: &ManagerSettings, default_mb: usize, machine_mb: u64) -> usize {
     let mb = match (s.hash_kb, s.max_memory) {
         (Some(kb), Some(mem)) => (kb >> 10).min((mem / 2) >> 20),
         (Some(kb), None) => kb >> 10,
@@ -1207,8 +1207,8 @@ mod tests {
         );
     }
 
-    fn settings() -> Settings {
-        Settings::at(Level::Master)
+    fn settings() -> ManagerSettings {
+        ManagerSettings::at(Level::Master)
     }
 
     #[test]

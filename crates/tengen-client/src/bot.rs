@@ -261,7 +261,7 @@ pub async fn run_async(
     // The game first: a brain must be told the board before it plays, and a brain that cannot
     // play this game should fail before it takes a seat.
     let first = server.state(&config.game).await?;
-    let pos = Position::of(&first).map_err(|message| BotError::Protocol {
+    let pos = SeenPosition::of(&first).map_err(|message| BotError::Protocol {
         id: first.id.clone(),
         message,
     })?;
@@ -394,7 +394,7 @@ async fn play_one(
         id: id.to_string(),
         role,
     });
-    let mut seat = Seat {
+    let mut seat = BotSeat {
         id: id.to_string(),
         role,
         want_rematch,
@@ -427,7 +427,7 @@ async fn play_one(
 
 /// What the bot acts on: a stone or a decision, at a number of stones on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Act {
+enum TurnKind {
     Move,
     Choice,
 }
@@ -452,20 +452,20 @@ struct RematchTalk {
 
 #[derive(Debug)]
 struct Thinking {
-    handle: JoinHandle<(Mover, Result<Decision, BotError>)>,
+    handle: JoinHandle<(Mover, Result<BotDecision, BotError>)>,
     stop: Arc<AtomicBool>,
-    key: (usize, Act),
+    key: (usize, TurnKind),
 }
 
 /// One connection to one game, as a player.
 #[derive(Debug)]
-struct Seat {
+struct BotSeat {
     id: String,
     role: Role,
     want_rematch: bool,
     state: Option<GameState>,
     thinking: Option<Thinking>,
-    acted: Option<(usize, Act)>,
+    acted: Option<(usize, TurnKind)>,
     last_sent: Option<Sent>,
     declined: Option<(RequestKind, Role)>,
     result: Option<GameResult>,
@@ -504,7 +504,7 @@ impl ClaimWatch {
 /// What woke the loop (a frame is boxed: states are large).
 enum Wake {
     Frame(Result<Option<Box<ServerMsg>>, OnlineError>),
-    Thought(Result<(Mover, Result<Decision, BotError>), tokio::task::JoinError>),
+    Thought(Result<(Mover, Result<BotDecision, BotError>), tokio::task::JoinError>),
     RematchTimeout,
     ClaimDue,
 }
@@ -512,7 +512,7 @@ enum Wake {
 /// The search's end, or never when there is none.
 async fn thought(
     thinking: Option<&mut Thinking>,
-) -> Result<(Mover, Result<Decision, BotError>), tokio::task::JoinError> {
+) -> Result<(Mover, Result<BotDecision, BotError>), tokio::task::JoinError> {
     match thinking {
         Some(t) => (&mut t.handle).await,
         None => std::future::pending().await,
@@ -533,7 +533,7 @@ enum Next {
     Done(Option<String>),
 }
 
-impl Seat {
+impl BotSeat {
     async fn run(
         &mut self,
         ws: &mut Socket,
@@ -611,14 +611,14 @@ impl Seat {
     }
 
     /// The turn the bot has now: a stone or a decision at this many stones.
-    fn current_key(&self) -> Option<(usize, Act)> {
+    fn current_key(&self) -> Option<(usize, TurnKind)> {
         let s = self.state.as_ref()?;
         if s.outcome.is_some() || s.pending.seat != Some(self.role) {
             return None;
         }
         let act = match s.pending.kind.as_str() {
-            "move" => Act::Move,
-            "choice" => Act::Choice,
+            "move" => TurnKind::Move,
+            "choice" => TurnKind::Choice,
             _ => return None,
         };
         Some((s.points.len(), act))
@@ -784,7 +784,7 @@ impl Seat {
         let Some(mut m) = mover.take() else {
             return Err(BotError::Internal("no player to think".into()));
         };
-        let pos = Position::of(state).map_err(|message| BotError::Protocol {
+        let pos = SeenPosition::of(state).map_err(|message| BotError::Protocol {
             id: self.id.clone(),
             message,
         })?;
@@ -807,8 +807,8 @@ impl Seat {
 
     async fn send_decision(
         &mut self,
-        key: (usize, Act),
-        decision: Decision,
+        key: (usize, TurnKind),
+        decision: BotDecision,
         ws: &mut Socket,
         on_event: &mut dyn FnMut(&BotEvent),
     ) -> Result<(), BotError> {
@@ -819,7 +819,7 @@ impl Seat {
             .unwrap_or_default();
         self.acted = Some(key);
         match decision {
-            Decision::Move(p) => {
+            BotDecision::Move(p) => {
                 let at = point_name(size, p);
                 self.last_sent = Some(Sent::Action(format!("move {at}")));
                 // Gomocup `x,y` reads the same on every board, the unbounded one included.
@@ -833,7 +833,7 @@ impl Seat {
                     at,
                 });
             }
-            Decision::Choose(c) => {
+            BotDecision::Choose(c) => {
                 self.last_sent = Some(Sent::Action(format!("decision {}", c.name())));
                 ws.send(&ClientMsg::Choose {
                     choice: c.name().to_string(),
@@ -874,7 +874,7 @@ fn time_control(state: &GameState, role: Role) -> TimeControl {
 
 /// The position as the bot sees it, from a state.
 #[derive(Clone, Debug)]
-struct Position {
+struct SeenPosition {
     size: BoardSize,
     rule: Rule,
     opening: OpeningRule,
@@ -882,8 +882,8 @@ struct Position {
     to_move: Color,
 }
 
-impl Position {
-    fn of(state: &GameState) -> Result<Position, String> {
+impl SeenPosition {
+    fn of(state: &GameState) -> Result<SeenPosition, String> {
         let size = state
             .size
             .parse::<BoardSize>()
@@ -907,7 +907,7 @@ impl Position {
             Some("black") => Color::Black,
             _ => Color::of_ply(points.len()),
         };
-        Ok(Position {
+        Ok(SeenPosition {
             size,
             rule,
             opening,
@@ -952,27 +952,27 @@ enum Mover {
 #[derive(Debug)]
 struct Job {
     id: String,
-    pos: Position,
-    act: Act,
+    pos: SeenPosition,
+    act: TurnKind,
     options: Vec<String>,
     tc: TimeControl,
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Decision {
+enum BotDecision {
     Move(Point),
     Choose(Choice),
 }
 
 /// Decides, on a blocking thread.
-fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, BotError> {
+fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<BotDecision, BotError> {
     let protocol = |message: String| BotError::Protocol {
         id: job.id.clone(),
         message,
     };
     let pos = &job.pos;
     let board = pos.board().map_err(protocol)?;
-    if job.act == Act::Choice {
+    if job.act == TurnKind::Choice {
         let prefer = match mover {
             Mover::Engine { engine, level, .. } => {
                 let limits = decide::judgement_limits(*level);
@@ -987,7 +987,7 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, B
             .into_iter()
             .find(|&c| open(c))
             .ok_or_else(|| protocol(format!("no colour among the options {:?}", job.options)))?;
-        return Ok(Decision::Choose(choice));
+        return Ok(BotDecision::Choose(choice));
     }
     let seed = match mover {
         Mover::Engine { seed, .. } => seed.wrapping_add(pos.points.len() as u64),
@@ -995,7 +995,7 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, B
     };
     if pos.opening_stone() {
         if let Some(p) = decide::opening_stone(&board, seed) {
-            return Ok(Decision::Move(p));
+            return Ok(BotDecision::Move(p));
         }
     }
     let p = match mover {
@@ -1013,7 +1013,7 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, B
             p
         }
     };
-    Ok(Decision::Move(p))
+    Ok(BotDecision::Move(p))
 }
 
 /// `START` and the game's settings, once.
@@ -1035,7 +1035,11 @@ fn brain_start(
 
 /// The brain's move: the clock, then the whole position with `BOARD` (or `BEGIN` on an empty
 /// board), so the brain never depends on what it was told before.
-fn brain_move(client: &mut Client, pos: &Position, tc: &TimeControl) -> Result<Point, BotError> {
+fn brain_move(
+    client: &mut Client,
+    pos: &SeenPosition,
+    tc: &TimeControl,
+) -> Result<Point, BotError> {
     /// The protocol's "no limit" for `time_left`.
     const UNLIMITED: i64 = 2_147_483_647;
     let (turn_ms, left_ms, wait_ms) = match (tc.per_move, tc.left) {
@@ -1081,7 +1085,7 @@ mod tests {
 
     #[test]
     fn the_engine_takes_a_colour_and_plays_a_move() {
-        let pos = Position {
+        let pos = SeenPosition {
             size: BoardSize::STANDARD,
             rule: Rule::Freestyle,
             opening: OpeningRule::Swap,
@@ -1097,16 +1101,16 @@ mod tests {
         let mut job = Job {
             id: "t".into(),
             pos,
-            act: Act::Choice,
+            act: TurnKind::Choice,
             options: vec!["black".into(), "white".into()],
             tc: TimeControl::default(),
         };
         assert!(matches!(
             decide(&mut mover, &job, &stop),
-            Ok(Decision::Choose(Choice::Black | Choice::White))
+            Ok(BotDecision::Choose(Choice::Black | Choice::White))
         ));
-        job.act = Act::Move;
-        let Ok(Decision::Move(p)) = decide(&mut mover, &job, &stop) else {
+        job.act = TurnKind::Move;
+        let Ok(BotDecision::Move(p)) = decide(&mut mover, &job, &stop) else {
             panic!("a move");
         };
         assert!(!job.pos.points.contains(&p));

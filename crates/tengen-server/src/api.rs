@@ -448,10 +448,10 @@ struct Acts {
 }
 
 impl Acts {
-    fn add(&mut self, act: Act) {
+    fn add(&mut self, act: ComputerAct) {
         match act {
-            Act::Move(m) => self.computer_move = Some(m),
-            Act::Choice(c) => self.computer_choices.push(c),
+            ComputerAct::Move(m) => self.computer_move = Some(m),
+            ComputerAct::Choice(c) => self.computer_choices.push(c),
         }
     }
 }
@@ -710,7 +710,7 @@ fn start_analysis(s: &mut Session) -> Arc<AtomicBool> {
 
 /// What the computer did.
 #[derive(Debug)]
-enum Act {
+enum ComputerAct {
     /// A stone, in notation.
     Move(String),
     /// A swap decision.
@@ -719,7 +719,7 @@ enum Act {
 
 /// What the engine decides in a swap opening.
 #[derive(Debug)]
-enum Decision {
+enum ComputerDecision {
     Stone(Option<Point>),
     Choose(Choice),
 }
@@ -731,14 +731,14 @@ fn opening_decision(
     level: Level,
     seed: u64,
     stop: &AtomicBool,
-) -> Option<Decision> {
+) -> Option<ComputerDecision> {
     let limits = decide::judgement_limits(level);
     let (board, rule) = (game.board(), game.rule());
     match game.pending() {
         Pending::Choice { may_place_two, .. } => {
             let side = game.to_move()?;
             let j = decide::judge(engine, board, rule, side, &limits, stop);
-            Some(Decision::Choose(decide::choice(
+            Some(ComputerDecision::Choose(decide::choice(
                 j.black_value,
                 may_place_two,
             )))
@@ -748,9 +748,9 @@ fn opening_decision(
                 return None;
             }
             if game.moves().len() < 3 {
-                return Some(Decision::Stone(decide::opening_stone(board, seed)));
+                return Some(ComputerDecision::Stone(decide::opening_stone(board, seed)));
             }
-            Some(Decision::Stone(decide::balancing_stone(
+            Some(ComputerDecision::Stone(decide::balancing_stone(
                 engine, board, rule, color, &limits, stop,
             )))
         }
@@ -759,7 +759,7 @@ fn opening_decision(
 }
 
 /// The computer acts once in `shared`'s game: a stone or, in a swap opening, a decision.
-async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> {
+async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, ApiError> {
     let (game, level, tc, seed, version, stop) = {
         let mut s = shared.lock().await;
         flag(app, &mut s).await?;
@@ -780,8 +780,9 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
     let decision = app
         .pool
         .run(Priority::Move, stop.clone(), move |engine, stop| {
-            opening_decision(engine, &game, level, seed, stop)
-                .unwrap_or_else(|| Decision::Stone(engine.play(&game, level, &tc, seed, stop)))
+            opening_decision(engine, &game, level, seed, stop).unwrap_or_else(|| {
+                ComputerDecision::Stone(engine.play(&game, level, &tc, seed, stop))
+            })
         })
         .await?;
     let mut s = shared.lock().await;
@@ -801,7 +802,7 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
         return Err(ApiError::Conflict("the computer lost on time".into()));
     }
     match decision {
-        Decision::Choose(c) => {
+        ComputerDecision::Choose(c) => {
             commit(
                 app,
                 &mut s,
@@ -810,12 +811,12 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
                 },
             )
             .await?;
-            Ok(Act::Choice(c.name()))
+            Ok(ComputerAct::Choice(c.name()))
         }
-        Decision::Stone(mv) => {
+        ComputerDecision::Stone(mv) => {
             let mv = mv.ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
             commit(app, &mut s, Event::Move { at: [mv.x, mv.y] }).await?;
-            Ok(Act::Move(point_name(size, mv)))
+            Ok(ComputerAct::Move(point_name(size, mv)))
         }
     }
 }

@@ -24,7 +24,7 @@ pub(crate) use http::same_origin;
 use crate::error::ApiError;
 use actor::{Actor, Cmd, Connected, Failed, JoinError, Reply};
 use persist::{Found, Loaded, Saved, Write, Writer};
-use table::{Player, Settings, Table};
+use table::{Player, Table, TableSettings};
 use tengen_wire::{self as wire, GameState, Lobby, LobbyGame, Role, Stats};
 
 /// How many commands may wait for one game.
@@ -207,7 +207,7 @@ impl Inner {
     }
 
     fn rebuild(&self, saved: &Saved, now: Instant) -> Result<Table, String> {
-        let settings: Settings =
+        let settings: TableSettings =
             serde_json::from_str(&saved.settings).map_err(|e| format!("bad settings: {e}"))?;
         let mut table = Table::new(saved.id.clone(), settings, self.grace_ms)?;
         for (i, s) in saved.events.iter().enumerate() {
@@ -225,7 +225,7 @@ impl Inner {
     /// Stores a new game with its players seated, and starts it.
     async fn start_game(
         self: &Arc<Self>,
-        settings: Settings,
+        settings: TableSettings,
         players: [Option<Player>; 2],
     ) -> Result<String, ApiError> {
         let id = random_hex(8)?;
@@ -401,7 +401,7 @@ impl Online {
             }
         };
         let parse_name = |s: Option<&str>, default: &str| s.unwrap_or(default).to_string();
-        let settings = Settings {
+        let settings = TableSettings {
             rule: parse_name(req.rule.as_deref(), "freestyle"),
             size: parse_name(req.size.as_deref(), "15"),
             opening: parse_name(req.opening.as_deref(), "free"),
@@ -412,7 +412,7 @@ impl Online {
         // Check the settings, and write them in their canonical form.
         let game = settings.new_game().map_err(bad)?;
         let size = game.board().size();
-        let settings = Settings {
+        let settings = TableSettings {
             rule: game.rule().name().to_string(),
             size: size.to_string(),
             opening: game.opening().to_string(),

@@ -22,7 +22,7 @@ pub const CHAT_HISTORY: usize = 50;
 
 /// A game's settings, fixed at creation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
+pub struct TableSettings {
     /// The rule's name.
     pub rule: String,
     /// The board size, as `BoardSize` prints it.
@@ -37,7 +37,7 @@ pub struct Settings {
     pub listed: bool,
 }
 
-impl Settings {
+impl TableSettings {
     /// A new game under these settings, or why they are wrong.
     pub fn new_game(&self) -> Result<Game, String> {
         let size: BoardSize = self.size.parse().map_err(|e| format!("{e}"))?;
@@ -288,7 +288,7 @@ pub struct Table {
     /// The game's id.
     pub id: String,
     /// Its settings.
-    pub settings: Settings,
+    pub settings: TableSettings,
     game: Game,
     players: [Option<Player>; 2],
     // Who took each action of the game (moves and decisions), in order, for takebacks.
@@ -305,7 +305,7 @@ pub struct Table {
 
 impl Table {
     /// A game with empty seats.
-    pub fn new(id: String, settings: Settings, grace_ms: u64) -> Result<Table, String> {
+    pub fn new(id: String, settings: TableSettings, grace_ms: u64) -> Result<Table, String> {
         let game = settings.new_game()?;
         Ok(Table {
             id,
@@ -1001,7 +1001,7 @@ mod tests {
     }
 
     fn table_and_log(opening: &str, clock: ClockSpec) -> (Table, Instant, Vec<Stored>) {
-        let settings = Settings {
+        let settings = TableSettings {
             rule: "renju".into(),
             size: "15".into(),
             opening: opening.into(),
