@@ -57,6 +57,7 @@ fuzz_target!(|data: &[u8]| {
         level: Level::Master,
         seed: 1,
         hash_mb: 1,
+        ..BrainOptions::default()
     };
     let mut output = Vec::new();
     run(Cursor::new(script), &mut output, &options).expect("the loop ends cleanly");
