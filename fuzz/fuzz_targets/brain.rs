@@ -7,8 +7,8 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
-use tengen_engine::Level;
 use tengen_brain::{BrainOptions, run};
+use tengen_engine::Level;
 use tengen_protocol::command::{Command, CommandParser, Response, SearchReport};
 
 // Settings a script may not change: they would make one run take seconds or gigabytes.

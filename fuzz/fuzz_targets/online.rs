@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use tengen_rules::{Pending, Seat};
+use tengen_server::online::table::{Action, Table, TableSettings};
 use tengen_wire::ClockSpec;
-use tengen_server::online::table::{Action, TableSettings, Table};
 use tengen_wire::{ClientMsg, ServerMsg};
 
 const SIZES: [&str; 4] = ["15", "unbounded", "16x14", "100"];
