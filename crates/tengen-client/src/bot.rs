@@ -902,11 +902,12 @@ impl SeenPosition {
             .map(|&[x, y]| Point::new(x, y))
             .collect();
         // Stones alternate from black under every opening rule; the state names the next one.
-        let to_move = match state.pending.color.as_deref() {
-            Some("white") => Color::White,
-            Some("black") => Color::Black,
-            _ => Color::of_ply(points.len()),
-        };
+        let to_move = state
+            .pending
+            .color
+            .as_deref()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| Color::of_ply(points.len()));
         Ok(SeenPosition {
             size,
             rule,

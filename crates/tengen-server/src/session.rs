@@ -510,13 +510,8 @@ pub fn check_clock(clock: ClockSpec) -> Result<(), ApiError> {
 
 /// Parses a colour name.
 pub fn parse_color(s: &str) -> Result<Color, ApiError> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "black" => Ok(Color::Black),
-        "white" => Ok(Color::White),
-        _ => Err(ApiError::BadRequest(format!(
-            "unknown colour {s:?} (expected black or white)"
-        ))),
-    }
+    s.parse()
+        .map_err(|e: tengen_rules::ColorError| ApiError::BadRequest(e.to_string()))
 }
 
 fn color_name(c: Color) -> &'static str {
