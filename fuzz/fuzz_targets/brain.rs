@@ -7,8 +7,8 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
+use tengen_brain::{BrainOptions, run};
 use tengen_engine::Level;
-use tengen_protocol::brain::{BrainOptions, run};
 use tengen_protocol::command::{Command, CommandParser, Response, SearchReport};
 
 // Settings a script may not change: they would make one run take seconds or gigabytes.
@@ -57,6 +57,7 @@ fuzz_target!(|data: &[u8]| {
         level: Level::Master,
         seed: 1,
         hash_mb: 1,
+        ..BrainOptions::default()
     };
     let mut output = Vec::new();
     run(Cursor::new(script), &mut output, &options).expect("the loop ends cleanly");

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use tengen_rules::{Pending, Seat};
-use tengen_server::ClockSpec;
-use tengen_server::online::table::{Action, Settings, Table};
-use tengen_server::online::wire::{ClientMsg, ServerMsg};
+use tengen_server::online::table::{Action, Table, TableSettings};
+use tengen_wire::ClockSpec;
+use tengen_wire::{ClientMsg, ServerMsg};
 
 const SIZES: [&str; 4] = ["15", "unbounded", "16x14", "100"];
 const RULES: [&str; 4] = ["freestyle", "standard", "renju", "caro"];
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let settings = Settings {
+    let settings = TableSettings {
         rule: RULES[usize::from(pick & 3)].to_string(),
         size: SIZES[usize::from((pick >> 2) & 3)].to_string(),
         opening: OPENINGS[usize::from((pick >> 4) & 3)].to_string(),

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod bench;
+pub mod decide;
 mod eval;
 #[doc(hidden)]
 pub mod features;

@@ -72,9 +72,10 @@ fn check(bad: &str, reason: &str, tc: TimeControl) -> MatchSummary {
     config.concurrency = 2;
     let started = Instant::now();
     let summary = run(&config, &mut |_| {}).expect("the match runs");
+    // A hang guard (each game is lost in its first seconds), not a timing measure.
     assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{bad} took too long"
+        started.elapsed() < Duration::from_secs(60),
+        "{bad}: the match hangs"
     );
     assert_eq!(summary.games.len(), 2);
     for g in &summary.games {

@@ -21,7 +21,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use tengen_engine::{Level, Score};
 use tengen_rules::Point;
 
 /// The most stone lines one block (BOARD, YXBOARD, SWAP2BOARD) may hold: a full 100x100 board.
@@ -110,8 +109,9 @@ pub enum Info {
     HashSize(u64),
     /// `show_detail` (Yixin-Board): how much to report while thinking.
     ShowDetail(u32),
-    /// `level` (a Tengen extension): the playing strength, `beginner` to `master`.
-    Level(Level),
+    /// `level` (a Tengen extension): the playing strength by name, `beginner` to `master`, as
+    /// sent (the brain knows its levels; the syntax does not).
+    Level(String),
     /// Any other key, lower-cased, with its value as sent.
     Other {
         /// The key, lower-case.
@@ -168,7 +168,7 @@ impl Info {
             "caution_factor" => Info::CautionFactor(num(value, bad)?),
             "hash_size" => Info::HashSize(num(value, bad)?),
             "show_detail" => Info::ShowDetail(num(value, bad)?),
-            "level" => Info::Level(value.parse().map_err(|_| bad())?),
+            "level" => Info::Level(value.to_string()),
             _ => Info::Other {
                 key,
                 value: value.to_string(),
@@ -747,12 +747,11 @@ impl fmt::Display for Response {
 /// notation Yixin-Board shows). `pv` is the best line in `x,y` points, the move to play first.
 ///
 /// ```
-/// use tengen_engine::Score;
-/// use tengen_protocol::command::SearchReport;
+/// use tengen_protocol::command::{ReportedScore, SearchReport};
 /// use tengen_rules::Point;
 /// let r = SearchReport::parse("depth 5-9 eval +M3 nodes 1000 pv 7,7 8,8").expect("a report");
 /// assert_eq!(r.depth, Some(5));
-/// assert_eq!(r.eval, Some(Score::Win(3)));
+/// assert_eq!(r.eval, Some(ReportedScore::Win(3)));
 /// assert_eq!(r.pv, vec![Point::new(7, 7), Point::new(8, 8)]);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -762,7 +761,7 @@ pub struct SearchReport {
     /// Deepest ply reached.
     pub seldepth: Option<u32>,
     /// Evaluation for the side to move.
-    pub eval: Option<Score>,
+    pub eval: Option<ReportedScore>,
     /// Nodes searched.
     pub nodes: Option<u64>,
     /// Speed in nodes per second.
@@ -791,7 +790,7 @@ impl SearchReport {
             match key.as_str() {
                 "depth" => r.depth = lead(next).and_then(|v| u32::try_from(v).ok()),
                 "seldepth" => r.seldepth = lead(next).and_then(|v| u32::try_from(v).ok()),
-                "eval" | "ev" => r.eval = parse_score(next),
+                "eval" | "ev" => r.eval = next.parse().ok(),
                 "nodes" => r.nodes = lead(next),
                 "nps" | "speed" => r.nps = lead(next),
                 "time" => r.time_ms = lead(next),
@@ -810,38 +809,56 @@ impl SearchReport {
     }
 }
 
-/// Reads an evaluation as [`SearchReport`] prints it: `+35`, `-12`, `+M5`, `-M4`.
-pub fn parse_score(t: &str) -> Option<Score> {
-    if let Some(n) = t.strip_prefix("+M").or_else(|| t.strip_prefix("M")) {
-        return n.parse().ok().map(Score::Win);
-    }
-    if let Some(n) = t.strip_prefix("-M") {
-        return n.parse().ok().map(Score::Loss);
-    }
-    t.strip_prefix('+')
-        .unwrap_or(t)
-        .parse()
-        .ok()
-        .map(Score::Eval)
-}
-
-/// Writes an evaluation as [`SearchReport`] does.
+/// An evaluation as a brain reports it, for the side to move: a heuristic number, or a proven
+/// win or loss in so many plies.
 ///
 /// ```
-/// use tengen_engine::Score;
-/// use tengen_protocol::command::ScoreText;
-/// assert_eq!(ScoreText(Score::Eval(35)).to_string(), "+35");
-/// assert_eq!(ScoreText(Score::Loss(4)).to_string(), "-M4");
+/// use tengen_protocol::command::ReportedScore;
+/// assert_eq!(ReportedScore::Eval(35).to_string(), "+35");
+/// assert_eq!(ReportedScore::Loss(4).to_string(), "-M4");
+/// assert_eq!("+M5".parse(), Ok(ReportedScore::Win(5)));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScoreText(pub Score);
+pub enum ReportedScore {
+    /// A heuristic evaluation, positive when the side to move stands better.
+    Eval(i32),
+    /// A proven win in this many plies.
+    Win(u32),
+    /// A proven loss in this many plies.
+    Loss(u32),
+}
 
-impl fmt::Display for ScoreText {
+/// An evaluation that is none of `+35`, `-12`, `+M5`, `-M4`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not an evaluation: {0:?}")]
+pub struct ReportedScoreError(pub String);
+
+impl FromStr for ReportedScore {
+    type Err = ReportedScoreError;
+
+    /// Reads an evaluation as [`SearchReport`] prints it: `+35`, `-12`, `+M5`, `-M4`.
+    fn from_str(t: &str) -> Result<ReportedScore, ReportedScoreError> {
+        let bad = || ReportedScoreError(t.to_string());
+        if let Some(n) = t.strip_prefix("+M").or_else(|| t.strip_prefix("M")) {
+            return n.parse().map(ReportedScore::Win).map_err(|_| bad());
+        }
+        if let Some(n) = t.strip_prefix("-M") {
+            return n.parse().map(ReportedScore::Loss).map_err(|_| bad());
+        }
+        t.strip_prefix('+')
+            .unwrap_or(t)
+            .parse()
+            .map(ReportedScore::Eval)
+            .map_err(|_| bad())
+    }
+}
+
+impl fmt::Display for ReportedScore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Score::Eval(s) => write!(f, "{s:+}"),
-            Score::Win(n) => write!(f, "+M{n}"),
-            Score::Loss(n) => write!(f, "-M{n}"),
+        match *self {
+            ReportedScore::Eval(s) => write!(f, "{s:+}"),
+            ReportedScore::Win(n) => write!(f, "+M{n}"),
+            ReportedScore::Loss(n) => write!(f, "-M{n}"),
         }
     }
 }
@@ -852,7 +869,7 @@ impl fmt::Display for SearchReport {
         let mut parts: Vec<String> = [
             num("depth", self.depth.map(u64::from)),
             num("seldepth", self.seldepth.map(u64::from)),
-            self.eval.map(|e| format!("eval {}", ScoreText(e))),
+            self.eval.map(|e| format!("eval {e}")),
             num("nodes", self.nodes),
             num("nps", self.nps),
             num("time", self.time_ms),
@@ -926,7 +943,7 @@ mod tests {
             ("INFO caution_factor 4", Info::CautionFactor(4)),
             ("INFO hash_size 65536", Info::HashSize(65_536)),
             ("INFO show_detail 1", Info::ShowDetail(1)),
-            ("INFO level expert", Info::Level(Level::Expert)),
+            ("INFO level expert", Info::Level("expert".into())),
             (
                 "INFO Pondering 1",
                 Info::Other {
@@ -956,10 +973,6 @@ mod tests {
         ));
         assert!(matches!(
             "INFO timeout_turn soon".parse::<Command>(),
-            Err(ParseError::BadInfoValue { .. })
-        ));
-        assert!(matches!(
-            "INFO level grandmaster".parse::<Command>(),
             Err(ParseError::BadInfoValue { .. })
         ));
         assert_eq!(
@@ -1060,7 +1073,7 @@ mod tests {
                 "INFO timeout_turn 500",
             ),
             (
-                Command::Info(Info::Level(Level::Beginner)),
+                Command::Info(Info::Level("beginner".into())),
                 "INFO level beginner",
             ),
             (Command::YxNBest(4), "YXNBEST 4"),
@@ -1163,7 +1176,7 @@ mod tests {
         let r = SearchReport {
             depth: Some(7),
             seldepth: Some(13),
-            eval: Some(Score::Eval(-35)),
+            eval: Some(ReportedScore::Eval(-35)),
             nodes: Some(120_000),
             nps: Some(240_000),
             time_ms: Some(500),
@@ -1178,7 +1191,7 @@ mod tests {
         assert_eq!(SearchReport::parse("hello world"), None);
         assert_eq!(
             SearchReport::parse("Depth 3 | Eval 120 | Time 40ms").map(|r| (r.depth, r.eval)),
-            Some((Some(3), Some(Score::Eval(120))))
+            Some((Some(3), Some(ReportedScore::Eval(120))))
         );
     }
 }

@@ -1,6 +1,6 @@
 //! The Gomocup (Piskvork) protocol, in which a manager drives a "brain" over pipes: its syntax
-//! ([`command`]), Tengen's brain loop ([`brain`], run by the `pbrain-tengen` binary) and a
-//! client that drives any brain process ([`client`], for the match runner and tests).
+//! ([`command`]) and a client that drives any brain process ([`client`], for the match runner
+//! and tests). Tengen's own brain loop is the `tengen-brain` crate; this one knows no engine.
 //!
 //! `docs/protocol.md` describes the dialect Tengen speaks, Yixin-Board's extensions included.
 //!
@@ -12,7 +12,6 @@
 //! # Ok::<(), tengen_protocol::command::ParseError>(())
 //! ```
 
-pub mod brain;
 pub mod client;
 pub mod command;
 pub mod lines;

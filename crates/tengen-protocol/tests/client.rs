@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use tengen_engine::Score;
 use tengen_protocol::client::{Client, ClientError, Swap2Answer};
+use tengen_protocol::command::ReportedScore;
 use tengen_protocol::command::{Field, Info, Stone};
 use tengen_rules::{BoardSize, Point};
 
@@ -47,7 +47,7 @@ fn a_well_behaved_brain_is_driven_through_a_game() {
     assert_eq!(brain.begin(SHORT).expect("a move"), Point::new(7, 7));
     let report = brain.last_report().expect("a report");
     assert_eq!(report.depth, Some(3));
-    assert_eq!(report.eval, Some(Score::Eval(12)));
+    assert_eq!(report.eval, Some(ReportedScore::Eval(12)));
     assert_eq!(report.pv, vec![Point::new(7, 7), Point::new(8, 8)]);
     assert!(brain.messages().any(|m| m.starts_with("depth 3")));
     assert!(brain.errors().any(|e| e == "ERROR not really"));
@@ -95,7 +95,11 @@ fn a_stalled_brain_times_out_and_is_killed() {
         Err(ClientError::Timeout(d)) => assert_eq!(d, Duration::from_millis(300)),
         other => panic!("expected a timeout, got {other:?}"),
     }
-    assert!(asked.elapsed() < Duration::from_secs(3));
+    // A hang guard (the brain sleeps 30 s), not a timing measure.
+    assert!(
+        asked.elapsed() < Duration::from_secs(15),
+        "the client waits for a stalled brain past its time-out"
+    );
     // END is not obeyed: the grace runs out and the process is killed.
     assert_eq!(brain.end(Duration::from_millis(100)).expect("ends"), None);
     drop(brain);

@@ -1,6 +1,9 @@
 //! The two colours.
 
 use std::fmt;
+use std::str::FromStr;
+
+use crate::excerpt::excerpt;
 
 /// A stone colour; black moves first.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -46,5 +49,30 @@ impl Color {
 impl fmt::Display for Color {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A colour's name Tengen does not know.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("unknown colour {0:?} (expected black or white)")]
+pub struct ColorError(pub String);
+
+/// Reads a colour by its [`name`](Color::name), in any case, spaces around ignored.
+///
+/// ```
+/// use tengen_rules::Color;
+/// assert_eq!(" White ".parse::<Color>(), Ok(Color::White));
+/// assert_eq!(Color::Black.to_string().parse::<Color>(), Ok(Color::Black));
+/// assert!("red".parse::<Color>().is_err());
+/// ```
+impl FromStr for Color {
+    type Err = ColorError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "black" => Ok(Color::Black),
+            "white" => Ok(Color::White),
+            _ => Err(ColorError(excerpt(s))),
+        }
     }
 }

@@ -27,7 +27,7 @@ pub use board::{
     Board, BoardSize, MAX_SIDE, MAX_UNBOUNDED_COORD, MAX_UNBOUNDED_EXTENT, MIN_SIDE, PlaceError,
     RowsError, SizeError,
 };
-pub use color::Color;
+pub use color::{Color, ColorError};
 pub use forbidden::{Forbidden, forbidden, forbidden_points};
 pub use game::{EndReason, ForbiddenPolicy, Game, Outcome, Pending, PlayError};
 pub use notation::{Coord, CoordError, column_letters, parse_point, point_name};

@@ -157,6 +157,28 @@ impl Choice {
             Choice::PlaceTwo => "place_two",
         }
     }
+
+    /// The decisions open to a player choosing: both colours, and placing two more stones
+    /// when `may_place_two`.
+    ///
+    /// ```
+    /// use tengen_rules::Choice;
+    /// assert_eq!(Choice::offered(false), [Choice::Black, Choice::White]);
+    /// assert_eq!(Choice::offered(true), Choice::ALL);
+    /// ```
+    pub fn offered(may_place_two: bool) -> &'static [Choice] {
+        if may_place_two {
+            &Choice::ALL
+        } else {
+            &Choice::ALL[..2]
+        }
+    }
+
+    /// The decision of exactly this name (the online wire's strict reading: no case folding,
+    /// no spaces; [`FromStr`] is the lenient one).
+    pub fn by_name(name: &str) -> Option<Choice> {
+        Choice::ALL.into_iter().find(|c| c.name() == name)
+    }
 }
 
 impl fmt::Display for Choice {

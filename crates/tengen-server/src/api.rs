@@ -22,19 +22,19 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use tengen_engine::{Engine, Level, Limits, Score};
+use tengen_engine::{Engine, Level, Limits, Score, decide};
 use tengen_rules::{
     BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point, Record,
     RecordFormat, Rule, parse_point, point_name,
 };
+use tengen_wire::ClockSpec;
 use tokio::task::JoinHandle;
 
 use crate::engine_pool::{EnginePool, Priority};
 use crate::error::ApiError;
 use crate::limits::{Client, ClientLimits};
 use crate::session::{
-    ClockSpec, Event, Opponent, Session, Setup, State, StoredSetup, parse_choice, parse_color,
-    score_text,
+    Event, Opponent, Session, Setup, State, StoredSetup, parse_choice, parse_color, score_text,
 };
 use crate::store::{LocalChange, ResultRow, Store};
 
@@ -448,10 +448,10 @@ struct Acts {
 }
 
 impl Acts {
-    fn add(&mut self, act: Act) {
+    fn add(&mut self, act: ComputerAct) {
         match act {
-            Act::Move(m) => self.computer_move = Some(m),
-            Act::Choice(c) => self.computer_choices.push(c),
+            ComputerAct::Move(m) => self.computer_move = Some(m),
+            ComputerAct::Choice(c) => self.computer_choices.push(c),
         }
     }
 }
@@ -710,7 +710,7 @@ fn start_analysis(s: &mut Session) -> Arc<AtomicBool> {
 
 /// What the computer did.
 #[derive(Debug)]
-enum Act {
+enum ComputerAct {
     /// A stone, in notation.
     Move(String),
     /// A swap decision.
@@ -719,135 +719,47 @@ enum Act {
 
 /// What the engine decides in a swap opening.
 #[derive(Debug)]
-enum Decision {
+enum ComputerDecision {
     Stone(Option<Point>),
     Choose(Choice),
 }
 
-/// Nodes for the computer's opening judgements, by level.
-fn opening_nodes(level: Level) -> u64 {
-    match level {
-        Level::Beginner => 50_000,
-        Level::Intermediate => 100_000,
-        _ => 200_000,
-    }
-}
-
-/// Under this evaluation (either way), the computer calls a swap2 position balanced.
-const BALANCED: i32 = 40;
-
-/// The position's value for black after a short search.
-fn black_value(engine: &mut Engine, game: &Game, nodes: u64, stop: &AtomicBool) -> Option<i32> {
-    let side = game.to_move()?;
-    let limits = Limits {
-        time: Some(Duration::from_millis(3_000)),
-        nodes: Some(nodes),
-        depth: None,
-        multipv: 1,
-    };
-    let r = engine.search_game(game, &limits, stop, &mut |_| {});
-    let v = r.lines.first()?.score.value();
-    Some(if side == Color::Black { v } else { -v })
-}
-
-/// The first three stones of a swap opening: the centre, a white stone beside it and a black
-/// stone near both (the shapes of the 26 renju openings), chosen by `seed`.
-fn opening_stone(game: &Game, seed: u64) -> Option<Point> {
-    let c = game.board().size().center();
-    let n = game.moves().len();
-    let pick = |options: &[(i32, i32)], k: u64| {
-        let start = (seed.wrapping_mul(6364136223846793005).wrapping_add(k) >> 33) as usize;
-        (0..options.len())
-            .map(|i| options[(start + i) % options.len()])
-            .map(|(dx, dy)| Point::new(c.x + dx, c.y + dy))
-            .find(|&p| game.board().contains(p) && game.board().is_empty_at(p))
-    };
-    match n {
-        0 => Some(c),
-        1 => pick(&[(1, 0), (1, -1)], 1),
-        _ => pick(
-            &[
-                (0, -1),
-                (1, -1),
-                (2, 0),
-                (2, -1),
-                (0, -2),
-                (1, -2),
-                (2, -2),
-                (-1, -1),
-                (0, 1),
-                (1, 1),
-                (2, 1),
-                (-1, 0),
-            ],
-            2,
-        ),
-    }
-}
-
-/// The computer's decision or stone in a swap opening, with the engine.
+/// The computer's decision or stone in a swap opening (`tengen_engine::decide`).
 fn opening_decision(
     engine: &mut Engine,
     game: &Game,
     level: Level,
     seed: u64,
     stop: &AtomicBool,
-) -> Option<Decision> {
-    let nodes = opening_nodes(level);
+) -> Option<ComputerDecision> {
+    let limits = decide::judgement_limits(level);
+    let (board, rule) = (game.board(), game.rule());
     match game.pending() {
         Pending::Choice { may_place_two, .. } => {
-            let v = black_value(engine, game, nodes, stop).unwrap_or(0);
-            Some(Decision::Choose(if may_place_two && v.abs() < BALANCED {
-                Choice::PlaceTwo
-            } else if v >= 0 {
-                Choice::Black
-            } else {
-                Choice::White
-            }))
+            let side = game.to_move()?;
+            let j = decide::judge(engine, board, rule, side, &limits, stop);
+            Some(ComputerDecision::Choose(decide::choice(
+                j.black_value,
+                may_place_two,
+            )))
         }
         Pending::Move { color, .. } => {
             if !matches!(game.phase(), Phase::Placing { .. }) {
                 return None;
             }
             if game.moves().len() < 3 {
-                return Some(Decision::Stone(opening_stone(game, seed)));
+                return Some(ComputerDecision::Stone(decide::opening_stone(board, seed)));
             }
-            if color == Color::White {
-                // The best white stone.
-                let limits = Limits {
-                    time: Some(Duration::from_millis(3_000)),
-                    nodes: Some(nodes),
-                    depth: None,
-                    multipv: 1,
-                };
-                let r = engine.search_game(game, &limits, stop, &mut |_| {});
-                return Some(Decision::Stone(
-                    r.lines.first().and_then(|l| l.moves.first().copied()),
-                ));
-            }
-            // A black stone among the best that leaves the position closest to even.
-            let limits = Limits {
-                time: Some(Duration::from_millis(3_000)),
-                nodes: Some(nodes),
-                depth: None,
-                multipv: 5,
-            };
-            let r = engine.search_game(game, &limits, stop, &mut |_| {});
-            let best = r
-                .lines
-                .iter()
-                .filter(|l| matches!(l.score, Score::Eval(_)))
-                .min_by_key(|l| l.score.value().abs())
-                .or(r.lines.first())
-                .and_then(|l| l.moves.first().copied());
-            Some(Decision::Stone(best))
+            Some(ComputerDecision::Stone(decide::balancing_stone(
+                engine, board, rule, color, &limits, stop,
+            )))
         }
         Pending::Over => None,
     }
 }
 
 /// The computer acts once in `shared`'s game: a stone or, in a swap opening, a decision.
-async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> {
+async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, ApiError> {
     let (game, level, tc, seed, version, stop) = {
         let mut s = shared.lock().await;
         flag(app, &mut s).await?;
@@ -868,8 +780,9 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
     let decision = app
         .pool
         .run(Priority::Move, stop.clone(), move |engine, stop| {
-            opening_decision(engine, &game, level, seed, stop)
-                .unwrap_or_else(|| Decision::Stone(engine.play(&game, level, &tc, seed, stop)))
+            opening_decision(engine, &game, level, seed, stop).unwrap_or_else(|| {
+                ComputerDecision::Stone(engine.play(&game, level, &tc, seed, stop))
+            })
         })
         .await?;
     let mut s = shared.lock().await;
@@ -889,7 +802,7 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
         return Err(ApiError::Conflict("the computer lost on time".into()));
     }
     match decision {
-        Decision::Choose(c) => {
+        ComputerDecision::Choose(c) => {
             commit(
                 app,
                 &mut s,
@@ -898,12 +811,12 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<Act, ApiError> 
                 },
             )
             .await?;
-            Ok(Act::Choice(c.name()))
+            Ok(ComputerAct::Choice(c.name()))
         }
-        Decision::Stone(mv) => {
+        ComputerDecision::Stone(mv) => {
             let mv = mv.ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
             commit(app, &mut s, Event::Move { at: [mv.x, mv.y] }).await?;
-            Ok(Act::Move(point_name(size, mv)))
+            Ok(ComputerAct::Move(point_name(size, mv)))
         }
     }
 }
@@ -1595,13 +1508,7 @@ async fn draw(
                 .lines
                 .first()
                 .ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
-            let computer = human.opponent();
-            let for_computer = if computer == Color::Black {
-                best.black_value
-            } else {
-                -best.black_value
-            };
-            if for_computer > 30 {
+            if !decide::accepts_draw(human.opponent(), best.black_value) {
                 (
                     false,
                     format!("the computer declines: it stands better ({})", best.score),

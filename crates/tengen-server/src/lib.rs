@@ -26,7 +26,7 @@ use axum::http::{HeaderName, HeaderValue, header};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 pub use error::{ApiError, ServeError};
-pub use session::{ClockSpec, Opponent, score_text};
+pub use session::{Opponent, score_text};
 pub use store::Store;
 
 /// How to run the server.

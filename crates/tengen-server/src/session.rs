@@ -12,6 +12,8 @@ use tengen_rules::{
     Rule, Seat, point_name,
 };
 
+use tengen_wire::ClockSpec;
+
 use crate::error::ApiError;
 
 /// Who plays against whom.
@@ -24,28 +26,6 @@ pub enum Opponent {
     Friend,
     /// The computer against itself.
     Computers,
-}
-
-/// The clock, as asked for when the game is created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ClockSpec {
-    /// No clock.
-    #[default]
-    None,
-    /// At most `ms` for each move.
-    PerMove {
-        /// Milliseconds per move.
-        ms: u64,
-    },
-    /// `ms` for the whole game, plus `increment_ms` after each move.
-    Total {
-        /// Milliseconds for the game.
-        ms: u64,
-        /// Added after each move.
-        #[serde(default)]
-        increment_ms: u64,
-    },
 }
 
 #[derive(Clone, Debug)]
@@ -530,13 +510,8 @@ pub fn check_clock(clock: ClockSpec) -> Result<(), ApiError> {
 
 /// Parses a colour name.
 pub fn parse_color(s: &str) -> Result<Color, ApiError> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "black" => Ok(Color::Black),
-        "white" => Ok(Color::White),
-        _ => Err(ApiError::BadRequest(format!(
-            "unknown colour {s:?} (expected black or white)"
-        ))),
-    }
+    s.parse()
+        .map_err(|e: tengen_rules::ColorError| ApiError::BadRequest(e.to_string()))
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -1056,11 +1031,10 @@ impl Session {
                 kind: "choice",
                 seat: seat_name(seat),
                 color: None,
-                options: if may_place_two {
-                    vec!["black", "white", "place_two"]
-                } else {
-                    vec!["black", "white"]
-                },
+                options: Choice::offered(may_place_two)
+                    .iter()
+                    .map(|c| c.name())
+                    .collect(),
                 human: !self.computer_sits(seat),
                 opening_stone: false,
             }),

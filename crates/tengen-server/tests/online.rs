@@ -6,10 +6,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use tengen_server::online::wire::{
+use tengen_server::{Config, Server};
+use tengen_wire::{
     ClientMsg, CreateGame, GameState, JoinGame, Lobby, RequestKind, Role, Seated, ServerMsg,
 };
-use tengen_server::{Config, Server};
 use tokio_tungstenite::tungstenite::Message;
 
 type Ws =

@@ -2,7 +2,4 @@
 //! parsing and printing, so that it can be tested without a process.
 
 pub mod analyze;
-pub mod bot;
-pub mod loadtest;
-pub mod online;
 pub mod referee;

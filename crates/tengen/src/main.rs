@@ -570,18 +570,18 @@ struct BotArgs {
 }
 
 fn bot(args: BotArgs) -> ExitCode {
-    let config = tengen::bot::BotConfig {
+    let config = tengen_client::bot::BotConfig {
         server: args.server,
         game: args.game,
         token: args.token,
         name: args.name,
         player: match args.brain {
-            Some(command) => tengen::bot::Player::Brain(command),
-            None => tengen::bot::Player::Engine(args.level),
+            Some(command) => tengen_client::bot::Player::Brain(command),
+            None => tengen_client::bot::Player::Engine(args.level),
         },
         rematch: args.rematch,
     };
-    let run = tengen::bot::run(&config, &mut |event| {
+    let run = tengen_client::bot::run(&config, &mut |event| {
         use std::io::Write as _;
         println!("{}", event.to_text());
         // Whoever watches the bot (a script, a test) sees each line as it happens.
@@ -622,7 +622,7 @@ struct LoadtestArgs {
 }
 
 fn loadtest(args: LoadtestArgs) -> ExitCode {
-    let config = tengen::loadtest::LoadConfig {
+    let config = tengen_client::loadtest::LoadConfig {
         server: args.server,
         games: args.games,
         think_ms: args.think_ms,
@@ -630,7 +630,7 @@ fn loadtest(args: LoadtestArgs) -> ExitCode {
         ramp: std::time::Duration::from_secs(args.ramp_secs),
         size: args.size,
     };
-    let report = tengen::loadtest::run(&config).map_err(anyhow::Error::from);
+    let report = tengen_client::loadtest::run(&config).map_err(anyhow::Error::from);
     report_online("loadtest", report, args.json, |r| r.to_text())
 }
 

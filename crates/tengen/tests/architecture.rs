@@ -1,7 +1,9 @@
 //! The crate table of `docs/architecture.md` is the dependency rule: each workspace crate may
 //! depend only on the crates its "may depend on" column names. This test reads that table and
 //! the workspace's real dependencies (`cargo metadata`) and fails when a crate gains one the
-//! table does not allow, or when the table names a crate the workspace does not have.
+//! table does not allow, or when the table names a crate the workspace does not have. It also
+//! checks, on the resolved graph, that the brain, the client and the match runner build none of
+//! the server's stack, and that the match runner builds no engine.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -122,4 +124,93 @@ fn the_table_reader_sees_a_forbidden_dependency() {
         BTreeSet::from(["a".to_string(), "b".to_string()])
     );
     assert!(!table[1].1.contains("c"), "b may not depend on c");
+}
+
+/// The packages `package` builds: the closure of its normal and build dependencies in the
+/// resolved graph (`cargo metadata` with dependencies; dev-dependencies are the tests' business).
+fn built_by(meta: &serde_json::Value, package: &str) -> BTreeSet<String> {
+    let nodes = meta["resolve"]["nodes"].as_array().expect("resolve nodes");
+    let name_of = |id: &str| -> String {
+        meta["packages"]
+            .as_array()
+            .expect("packages")
+            .iter()
+            .find(|p| p["id"].as_str() == Some(id))
+            .and_then(|p| p["name"].as_str())
+            .expect("a package for every id")
+            .to_string()
+    };
+    let start = meta["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .find(|p| p["name"].as_str() == Some(package))
+        .and_then(|p| p["id"].as_str())
+        .unwrap_or_else(|| panic!("no package {package}"))
+        .to_string();
+    let mut seen = BTreeSet::from([start.clone()]);
+    let mut todo = vec![start];
+    while let Some(id) = todo.pop() {
+        let node = nodes
+            .iter()
+            .find(|n| n["id"].as_str() == Some(id.as_str()))
+            .expect("a node for every id");
+        for dep in node["deps"].as_array().expect("deps") {
+            let not_dev = dep["dep_kinds"]
+                .as_array()
+                .expect("dep kinds")
+                .iter()
+                .any(|k| k["kind"].as_str() != Some("dev"));
+            let dep_id = dep["pkg"].as_str().expect("pkg").to_string();
+            if not_dev && seen.insert(dep_id.clone()) {
+                todo.push(dep_id);
+            }
+        }
+    }
+    seen.iter().map(|id| name_of(id)).collect()
+}
+
+#[test]
+fn the_brain_the_client_and_the_match_runner_build_only_what_they_need() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // This machine's packages only: the others (Windows' and macOS's) need not be downloaded.
+    let rustc = Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .expect("rustc runs");
+    let host = String::from_utf8_lossy(&rustc.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        .expect("rustc names its host");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .args(["--filter-platform", &host])
+        .current_dir(&root)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    // The server's stack: a brain binary or a client that builds it has taken a wrong turn.
+    let server_stack = ["tengen-server", "axum", "sqlx"];
+    for package in [
+        "tengen-brain",
+        "tengen-client",
+        "tengen-wire",
+        "tengen-match",
+    ] {
+        let built = built_by(&meta, package);
+        for heavy in server_stack {
+            assert!(!built.contains(heavy), "{package} builds {heavy}");
+        }
+    }
+    // The match runner drives outside brains and needs no engine of its own.
+    assert!(!built_by(&meta, "tengen-match").contains("tengen-engine"));
+    assert!(!built_by(&meta, "tengen-protocol").contains("tengen-engine"));
+    // The check can fail: the command line does build the server.
+    assert!(built_by(&meta, "tengen").contains("axum"));
 }

@@ -225,7 +225,7 @@ fn a_gomocup_brain_plays_through_the_bot() {
     let id = seated["id"].as_str().expect("id").to_string();
     let token = seated["token"].as_str().expect("token").to_string();
     let base = server.base.as_str();
-    let brain = format!("{} --level beginner", env!("CARGO_BIN_EXE_pbrain-tengen"));
+    let brain = format!("{} --level beginner", common::pbrain_tengen());
     let first = spawn(&[
         "bot", "--server", base, "--game", &id, "--token", &token, "--level", "beginner",
     ]);

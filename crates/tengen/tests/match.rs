@@ -1,6 +1,8 @@
 //! `tengen match` end to end: the real binary driving the real `pbrain-tengen`, the classic bot
 //! and misbehaving brains over pipes.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -21,7 +23,7 @@ fn bad_brain(script: &str) -> String {
 }
 
 fn pbrain() -> String {
-    format!("cmd={}", env!("CARGO_BIN_EXE_pbrain-tengen"))
+    format!("cmd={}", common::pbrain_tengen())
 }
 
 fn tengen_match(args: &[&str]) -> (i32, String, String) {

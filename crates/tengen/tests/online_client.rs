@@ -5,8 +5,8 @@ mod common;
 
 use common::TestServer;
 use serde_json::json;
-use tengen::online::Server;
-use tengen_server::online::wire::{ClientMsg, FRAME_BURST, ServerMsg};
+use tengen_client::online::OnlineClient;
+use tengen_wire::{ClientMsg, FRAME_BURST, ServerMsg};
 
 #[test]
 fn a_client_sending_past_the_burst_is_paced_not_refused() {
@@ -21,7 +21,7 @@ fn a_client_sending_past_the_burst_is_paced_not_refused() {
     // Twice the burst: without pacing the server refuses every frame past the burst.
     let sent = 2 * FRAME_BURST as usize;
     let refusals = runtime.block_on(async {
-        let client = Server::new(&server.base).expect("url");
+        let client = OnlineClient::new(&server.base).expect("url");
         let mut socket = client.connect(&id).await.expect("websocket");
         socket
             .send(&ClientMsg::Hello {

@@ -5,10 +5,10 @@ mod common;
 
 use common::TestServer;
 use serde_json::json;
-use tengen::online::{Server, Socket};
-use tengen_server::online::wire::{ClientMsg, GameState, ServerMsg};
+use tengen_client::online::{OnlineClient, Socket};
+use tengen_wire::{ClientMsg, GameState, ServerMsg};
 
-async fn seat(server: &Server, id: &str, token: &str) -> Socket {
+async fn seat(server: &OnlineClient, id: &str, token: &str) -> Socket {
     let mut s = server.connect(id).await.expect("websocket");
     s.send(&ClientMsg::Hello {
         token: Some(token.into()),
@@ -57,7 +57,7 @@ fn a_game_survives_kill_minus_nine() {
         .expect("runtime");
     let moves = ["h8", "h9", "i8", "i9", "j8", "j9"];
     let seen = runtime.block_on(async {
-        let server = Server::new(&first.base).expect("url");
+        let server = OnlineClient::new(&first.base).expect("url");
         let mut black = seat(&server, &id, &ta).await;
         let mut white = seat(&server, &id, &tb).await;
         let mut last = None;
@@ -92,7 +92,7 @@ fn a_game_survives_kill_minus_nine() {
     );
     // Both players come back with their tokens and finish the game.
     runtime.block_on(async {
-        let server = Server::new(&second.base).expect("url");
+        let server = OnlineClient::new(&second.base).expect("url");
         let mut black = seat(&server, &id, &ta).await;
         let mut white = seat(&server, &id, &tb).await;
         black

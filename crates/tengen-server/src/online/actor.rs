@@ -16,8 +16,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::persist::Write;
 use super::table::{Action, Event, Stored, Table, role, seat};
-use super::wire::{ChatLine, GameState, LobbyGame, Role, ServerMsg};
-use super::{Inner, hash_token, unix_ms};
+use super::{Inner, Summary, hash_token, unix_ms};
+use tengen_wire::{ChatLine, GameState, LobbyGame, Role, ServerMsg};
 
 /// How long a finished game nobody watches stays in memory (it is reloaded from the store if
 /// asked for again).
@@ -191,12 +191,12 @@ impl Actor {
         }
     }
 
-    pub(crate) fn summary(&self) -> (LobbyGame, bool, bool) {
+    pub(crate) fn summary(&self) -> Summary {
         let g = self.table.game();
         let players = self.table.players();
         let size = g.board().size();
-        (
-            LobbyGame {
+        Summary {
+            game: LobbyGame {
                 id: self.table.id.clone(),
                 rule: g.rule().name().to_string(),
                 size: match (size.width(), size.height()) {
@@ -213,9 +213,9 @@ impl Actor {
                 moves: u32::try_from(g.moves().len()).unwrap_or(u32::MAX),
                 spectators: self.spectators,
             },
-            self.table.settings.listed,
-            self.table.over(),
-        )
+            listed: self.table.settings.listed,
+            over: self.table.over(),
+        }
     }
 
     fn state(&self, now: Instant) -> GameState {

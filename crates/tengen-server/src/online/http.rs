@@ -15,11 +15,11 @@ use tokio::sync::broadcast;
 use super::Online;
 use super::actor::{Cmd, Failed, Reply};
 use super::table::Action;
-use super::wire::{
-    ChatLine, ClientMsg, CreateGame, FRAME_BURST, FRAMES_PER_SEC, JoinGame, Role, ServerMsg,
-};
 use crate::error::ApiError;
 use crate::limits::{Client, ClientLimits};
+use tengen_wire::{
+    ChatLine, ClientMsg, CreateGame, FRAME_BURST, FRAMES_PER_SEC, JoinGame, Role, ServerMsg,
+};
 
 /// The largest frame a client may send.
 const MAX_FRAME: usize = 4096;
@@ -50,7 +50,7 @@ async fn create(
     Client(client): Client,
     Extension(limits): Extension<std::sync::Arc<ClientLimits>>,
     req: Result<Json<CreateGame>, JsonRejection>,
-) -> Result<(StatusCode, Json<super::wire::Seated>), ApiError> {
+) -> Result<(StatusCode, Json<tengen_wire::Seated>), ApiError> {
     let req = ApiError::json_body(req)?;
     limits.games.take(client, 1)?;
     let seated = online.create(req).await?;
@@ -61,22 +61,22 @@ async fn join(
     State(online): State<Online>,
     Path(id): Path<String>,
     req: Result<Json<JoinGame>, JsonRejection>,
-) -> Result<Json<super::wire::Seated>, ApiError> {
+) -> Result<Json<tengen_wire::Seated>, ApiError> {
     Ok(Json(online.join(&id, ApiError::json_body(req)?).await?))
 }
 
 async fn state(
     State(online): State<Online>,
     Path(id): Path<String>,
-) -> Result<Json<super::wire::GameState>, ApiError> {
+) -> Result<Json<tengen_wire::GameState>, ApiError> {
     Ok(Json(online.state(&id).await?))
 }
 
-async fn lobby(State(online): State<Online>) -> Json<super::wire::Lobby> {
+async fn lobby(State(online): State<Online>) -> Json<tengen_wire::Lobby> {
     Json(online.lobby())
 }
 
-async fn stats(State(online): State<Online>) -> Json<super::wire::Stats> {
+async fn stats(State(online): State<Online>) -> Json<tengen_wire::Stats> {
     Json(online.stats())
 }
 

@@ -7,7 +7,6 @@ mod actor;
 mod http;
 mod persist;
 pub mod table;
-pub mod wire;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -25,8 +24,8 @@ pub(crate) use http::same_origin;
 use crate::error::ApiError;
 use actor::{Actor, Cmd, Connected, Failed, JoinError, Reply};
 use persist::{Found, Loaded, Saved, Write, Writer};
-use table::{Player, Settings, Table};
-use wire::{GameState, Lobby, LobbyGame, Role, Stats};
+use table::{Player, Table, TableSettings};
+use tengen_wire::{self as wire, GameState, Lobby, LobbyGame, Role, Stats};
 
 /// How many commands may wait for one game.
 const GAME_QUEUE: usize = 64;
@@ -48,9 +47,20 @@ pub struct Timing {
     pub unjoined_expiry: Duration,
 }
 
+/// What the lobby and the statistics read of a game, kept up to date by its actor.
+#[derive(Clone, Debug)]
+pub(crate) struct Summary {
+    /// The game as the lobby shows it.
+    pub(crate) game: LobbyGame,
+    /// Whether its creator listed it in the lobby.
+    pub(crate) listed: bool,
+    /// Whether it has ended.
+    pub(crate) over: bool,
+}
+
 struct Entry {
     cmds: mpsc::Sender<Cmd>,
-    summary: Option<(LobbyGame, bool, bool)>,
+    summary: Option<Summary>,
     created: u64,
 }
 
@@ -105,8 +115,8 @@ impl Inner {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(crate) fn set_summary(&self, summary: (LobbyGame, bool, bool)) {
-        if let Some(e) = self.games().get_mut(&summary.0.id) {
+    pub(crate) fn set_summary(&self, summary: Summary) {
+        if let Some(e) = self.games().get_mut(&summary.game.id) {
             e.summary = Some(summary);
         }
     }
@@ -197,7 +207,7 @@ impl Inner {
     }
 
     fn rebuild(&self, saved: &Saved, now: Instant) -> Result<Table, String> {
-        let settings: Settings =
+        let settings: TableSettings =
             serde_json::from_str(&saved.settings).map_err(|e| format!("bad settings: {e}"))?;
         let mut table = Table::new(saved.id.clone(), settings, self.grace_ms)?;
         for (i, s) in saved.events.iter().enumerate() {
@@ -215,7 +225,7 @@ impl Inner {
     /// Stores a new game with its players seated, and starts it.
     async fn start_game(
         self: &Arc<Self>,
-        settings: Settings,
+        settings: TableSettings,
         players: [Option<Player>; 2],
     ) -> Result<String, ApiError> {
         let id = random_hex(8)?;
@@ -391,7 +401,7 @@ impl Online {
             }
         };
         let parse_name = |s: Option<&str>, default: &str| s.unwrap_or(default).to_string();
-        let settings = Settings {
+        let settings = TableSettings {
             rule: parse_name(req.rule.as_deref(), "freestyle"),
             size: parse_name(req.size.as_deref(), "15"),
             opening: parse_name(req.opening.as_deref(), "free"),
@@ -402,7 +412,7 @@ impl Online {
         // Check the settings, and write them in their canonical form.
         let game = settings.new_game().map_err(bad)?;
         let size = game.board().size();
-        let settings = Settings {
+        let settings = TableSettings {
             rule: game.rule().name().to_string(),
             size: size.to_string(),
             opening: game.opening().to_string(),
@@ -512,7 +522,12 @@ impl Online {
         let mut open: Vec<(&LobbyGame, u64)> = Vec::new();
         let mut live: Vec<&LobbyGame> = Vec::new();
         for e in games.values() {
-            let Some((g, listed, over)) = &e.summary else {
+            let Some(Summary {
+                game: g,
+                listed,
+                over,
+            }) = &e.summary
+            else {
                 continue;
             };
             if *over {
@@ -543,7 +558,7 @@ impl Online {
         let games = self.inner.games();
         let live = games
             .values()
-            .filter(|e| e.summary.as_ref().is_some_and(|s| !s.2))
+            .filter(|e| e.summary.as_ref().is_some_and(|s| !s.over))
             .count();
         Stats {
             games: games.len() as u64,

@@ -12,18 +12,17 @@ use tengen_rules::{
     parse_point, point_name,
 };
 
-use super::wire::{
-    self, ChatLine, GameState, OutcomeState, PendingState, RequestKind, RequestState, Role,
-    SeatState,
+use tengen_wire::{
+    self as wire, ChatLine, ClockSpec, GameState, OutcomeState, PendingState, RequestKind,
+    RequestState, Role, SeatState,
 };
-use crate::session::ClockSpec;
 
 /// How many chat lines a game keeps for newcomers.
 pub const CHAT_HISTORY: usize = 50;
 
 /// A game's settings, fixed at creation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
+pub struct TableSettings {
     /// The rule's name.
     pub rule: String,
     /// The board size, as `BoardSize` prints it.
@@ -38,7 +37,7 @@ pub struct Settings {
     pub listed: bool,
 }
 
-impl Settings {
+impl TableSettings {
     /// A new game under these settings, or why they are wrong.
     pub fn new_game(&self) -> Result<Game, String> {
         let size: BoardSize = self.size.parse().map_err(|e| format!("{e}"))?;
@@ -289,7 +288,7 @@ pub struct Table {
     /// The game's id.
     pub id: String,
     /// Its settings.
-    pub settings: Settings,
+    pub settings: TableSettings,
     game: Game,
     players: [Option<Player>; 2],
     // Who took each action of the game (moves and decisions), in order, for takebacks.
@@ -306,7 +305,7 @@ pub struct Table {
 
 impl Table {
     /// A game with empty seats.
-    pub fn new(id: String, settings: Settings, grace_ms: u64) -> Result<Table, String> {
+    pub fn new(id: String, settings: TableSettings, grace_ms: u64) -> Result<Table, String> {
         let game = settings.new_game()?;
         Ok(Table {
             id,
@@ -511,202 +510,238 @@ impl Table {
         now: Instant,
         done: &mut Done,
     ) -> Result<(), Refused> {
-        let opponent = seat.other();
-        let both_seated = self.players.iter().all(Option::is_some);
         match action {
-            Action::Move(text) => {
-                let p = self.point(&text)?;
-                if self.over() {
-                    return refuse("the game is over");
-                }
-                if !both_seated {
-                    return refuse("wait for an opponent to join");
-                }
-                match self.game.pending() {
-                    Pending::Move { seat: s, .. } if s == seat => {}
-                    Pending::Choice { seat: s, .. } if s == seat => {
-                        return refuse("choose a colour first");
-                    }
-                    _ => return refuse("it is not your turn"),
-                }
-                // 2. Check the move on a copy, so a refusal leaves the game as it was.
-                let mut probe = self.game.clone();
-                probe.play(p).map_err(|e| Refused(format!("{e}")))?;
-                let lapsed = self.request.take();
-                let stored = Stored {
-                    event: Event::Move {
-                        seat: role(seat),
-                        x: p.x,
-                        y: p.y,
-                    },
-                    clocks: self.clocks.after_action(seat, now, true),
-                };
-                self.apply(&stored, now).map_err(Refused)?;
-                done.stored.push(stored);
-                if let Some((kind, by)) = lapsed {
-                    done.notice = Some(format!(
-                        "{}'s {} request lapsed with the move",
-                        self.name(by),
-                        kind.name()
-                    ));
-                }
+            Action::Move(text) => self.play_move(seat, &text, now, done),
+            Action::Choose(text) => self.choose(seat, text, now, done),
+            Action::Request(kind) => self.open_request(seat, kind),
+            Action::Accept => self.accept(seat, now, done),
+            Action::Decline => self.decline(seat, done),
+            Action::Cancel => self.cancel(seat, done),
+            Action::Resign => self.resign(seat, now, done),
+            Action::Claim => self.claim(seat, now, done),
+        }
+    }
+
+    // The one way a live action changes the game: the event is applied with the clocks as
+    // they stand after it, and handed back to be stored.
+    fn store(
+        &mut self,
+        event: Event,
+        clocks: [u64; 2],
+        now: Instant,
+        done: &mut Done,
+    ) -> Result<(), Refused> {
+        let stored = Stored { event, clocks };
+        self.apply(&stored, now).map_err(Refused)?;
+        done.stored.push(stored);
+        Ok(())
+    }
+
+    // The clocks after an action that ends or rewinds the turn without a move of `seat`'s: the
+    // running clock (whoever's it is) is charged, without an increment.
+    fn clocks_stopped(&self, seat: Seat, now: Instant) -> [u64; 2] {
+        let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
+        self.clocks.after_action(running, now, false)
+    }
+
+    fn both_seated(&self) -> bool {
+        self.players.iter().all(Option::is_some)
+    }
+
+    fn play_move(
+        &mut self,
+        seat: Seat,
+        text: &str,
+        now: Instant,
+        done: &mut Done,
+    ) -> Result<(), Refused> {
+        let p = self.point(text)?;
+        if self.over() {
+            return refuse("the game is over");
+        }
+        if !self.both_seated() {
+            return refuse("wait for an opponent to join");
+        }
+        match self.game.pending() {
+            Pending::Move { seat: s, .. } if s == seat => {}
+            Pending::Choice { seat: s, .. } if s == seat => {
+                return refuse("choose a colour first");
             }
-            Action::Choose(text) => {
-                // The wire's names exactly: no case folding or spaces, as before.
-                let choice = match Choice::ALL.into_iter().find(|c| c.name() == text) {
-                    Some(c) => c,
-                    None => {
-                        return refuse(format!(
-                            "unknown choice {text:?} (black, white or place_two)"
-                        ));
-                    }
-                };
-                if !both_seated {
-                    return refuse("wait for an opponent to join");
-                }
-                match self.game.pending() {
-                    Pending::Choice { seat: s, .. } if s == seat => {}
-                    Pending::Over => return refuse("the game is over"),
-                    _ => return refuse("no decision of yours is open"),
-                }
-                let mut probe = self.game.clone();
-                probe.choose(choice).map_err(|e| Refused(format!("{e}")))?;
-                self.request = None;
-                let stored = Stored {
-                    event: Event::Choose {
-                        seat: role(seat),
-                        choice: text,
-                    },
-                    clocks: self.clocks.after_action(seat, now, false),
-                };
-                self.apply(&stored, now).map_err(Refused)?;
-                done.stored.push(stored);
-            }
-            Action::Request(kind) => {
-                if !both_seated {
-                    return refuse("there is no opponent to ask yet");
-                }
-                if self.request.is_some() {
-                    return refuse("a request is already open");
-                }
-                match kind {
-                    RequestKind::Takeback | RequestKind::Draw if self.over() => {
-                        return refuse("the game is over");
-                    }
-                    RequestKind::Takeback if !self.actors.contains(&seat) => {
-                        return refuse("you have no move to take back");
-                    }
-                    RequestKind::Rematch if !self.over() => {
-                        return refuse("a rematch can be asked once the game is over");
-                    }
-                    RequestKind::Rematch if self.rematch.is_some() => {
-                        return refuse("the rematch is already agreed");
-                    }
-                    _ => {}
-                }
-                self.request = Some((kind, seat));
-            }
-            Action::Accept | Action::Decline => {
-                let Some((kind, by)) = self.request else {
-                    return refuse("there is no request to answer");
-                };
-                if by == seat {
-                    return refuse("you cannot answer your own request");
-                }
-                if action == Action::Decline {
-                    self.request = None;
-                    done.notice = Some(format!(
-                        "{} declined the {}",
-                        self.name(seat),
-                        match kind {
-                            RequestKind::Takeback => "takeback",
-                            RequestKind::Draw => "draw offer",
-                            RequestKind::Rematch => "rematch",
-                        }
-                    ));
-                    return Ok(());
-                }
-                match kind {
-                    RequestKind::Takeback => {
-                        let last = self
-                            .actors
-                            .iter()
-                            .rposition(|&s| s == by)
-                            .ok_or_else(|| Refused("nothing to take back".into()))?;
-                        let actions = u32::try_from(self.actors.len() - last)
-                            .map_err(|_| Refused("too many moves".into()))?;
-                        let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
-                        let stored = Stored {
-                            event: Event::Takeback {
-                                by: role(by),
-                                actions,
-                            },
-                            clocks: self.clocks.after_action(running, now, false),
-                        };
-                        self.apply(&stored, now).map_err(Refused)?;
-                        done.stored.push(stored);
-                    }
-                    RequestKind::Draw => {
-                        let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
-                        let stored = Stored {
-                            event: Event::Draw,
-                            clocks: self.clocks.after_action(running, now, false),
-                        };
-                        self.apply(&stored, now).map_err(Refused)?;
-                        done.stored.push(stored);
-                    }
-                    RequestKind::Rematch => {
-                        self.request = None;
-                        done.rematch = true;
-                    }
-                }
-            }
-            Action::Cancel => match self.request {
-                Some((kind, by)) if by == seat => {
-                    self.request = None;
-                    done.notice = Some(format!(
-                        "{} withdrew the {} request",
-                        self.name(seat),
-                        kind.name()
-                    ));
-                }
-                _ => return refuse("you have no open request"),
-            },
-            Action::Resign => {
-                if self.over() {
-                    return refuse("the game is over");
-                }
-                if !both_seated {
-                    return refuse("the game has not started");
-                }
-                let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
-                let stored = Stored {
-                    event: Event::Resign { seat: role(seat) },
-                    clocks: self.clocks.after_action(running, now, false),
-                };
-                self.apply(&stored, now).map_err(Refused)?;
-                done.stored.push(stored);
-            }
-            Action::Claim => {
-                if self.over() {
-                    return refuse("the game is over");
-                }
-                if !self.claimable(opponent, now) {
-                    return refuse(format!(
-                        "you may claim the win only after your opponent has been gone {} seconds",
-                        self.grace_ms / 1000
-                    ));
-                }
-                let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
-                let stored = Stored {
-                    event: Event::Claim { seat: role(seat) },
-                    clocks: self.clocks.after_action(running, now, false),
-                };
-                self.apply(&stored, now).map_err(Refused)?;
-                done.stored.push(stored);
-            }
+            _ => return refuse("it is not your turn"),
+        }
+        // 2. Check the move on a copy, so a refusal leaves the game as it was.
+        let mut probe = self.game.clone();
+        probe.play(p).map_err(|e| Refused(format!("{e}")))?;
+        let lapsed = self.request.take();
+        let event = Event::Move {
+            seat: role(seat),
+            x: p.x,
+            y: p.y,
+        };
+        let clocks = self.clocks.after_action(seat, now, true);
+        self.store(event, clocks, now, done)?;
+        if let Some((kind, by)) = lapsed {
+            done.notice = Some(format!(
+                "{}'s {} request lapsed with the move",
+                self.name(by),
+                kind.name()
+            ));
         }
         Ok(())
+    }
+
+    fn choose(
+        &mut self,
+        seat: Seat,
+        text: String,
+        now: Instant,
+        done: &mut Done,
+    ) -> Result<(), Refused> {
+        // The wire's names exactly: no case folding or spaces, as before.
+        let Some(choice) = Choice::by_name(&text) else {
+            return refuse(format!(
+                "unknown choice {text:?} (black, white or place_two)"
+            ));
+        };
+        if !self.both_seated() {
+            return refuse("wait for an opponent to join");
+        }
+        match self.game.pending() {
+            Pending::Choice { seat: s, .. } if s == seat => {}
+            Pending::Over => return refuse("the game is over"),
+            _ => return refuse("no decision of yours is open"),
+        }
+        let mut probe = self.game.clone();
+        probe.choose(choice).map_err(|e| Refused(format!("{e}")))?;
+        self.request = None;
+        let event = Event::Choose {
+            seat: role(seat),
+            choice: text,
+        };
+        let clocks = self.clocks.after_action(seat, now, false);
+        self.store(event, clocks, now, done)
+    }
+
+    fn open_request(&mut self, seat: Seat, kind: RequestKind) -> Result<(), Refused> {
+        if !self.both_seated() {
+            return refuse("there is no opponent to ask yet");
+        }
+        if self.request.is_some() {
+            return refuse("a request is already open");
+        }
+        match kind {
+            RequestKind::Takeback | RequestKind::Draw if self.over() => {
+                return refuse("the game is over");
+            }
+            RequestKind::Takeback if !self.actors.contains(&seat) => {
+                return refuse("you have no move to take back");
+            }
+            RequestKind::Rematch if !self.over() => {
+                return refuse("a rematch can be asked once the game is over");
+            }
+            RequestKind::Rematch if self.rematch.is_some() => {
+                return refuse("the rematch is already agreed");
+            }
+            _ => {}
+        }
+        self.request = Some((kind, seat));
+        Ok(())
+    }
+
+    // The open request `seat` may answer: one made by the other seat.
+    fn request_to_answer(&self, seat: Seat) -> Result<(RequestKind, Seat), Refused> {
+        let Some((kind, by)) = self.request else {
+            return refuse("there is no request to answer");
+        };
+        if by == seat {
+            return refuse("you cannot answer your own request");
+        }
+        Ok((kind, by))
+    }
+
+    fn accept(&mut self, seat: Seat, now: Instant, done: &mut Done) -> Result<(), Refused> {
+        let (kind, by) = self.request_to_answer(seat)?;
+        match kind {
+            RequestKind::Takeback => {
+                let last = self
+                    .actors
+                    .iter()
+                    .rposition(|&s| s == by)
+                    .ok_or_else(|| Refused("nothing to take back".into()))?;
+                let actions = u32::try_from(self.actors.len() - last)
+                    .map_err(|_| Refused("too many moves".into()))?;
+                let event = Event::Takeback {
+                    by: role(by),
+                    actions,
+                };
+                let clocks = self.clocks_stopped(seat, now);
+                self.store(event, clocks, now, done)
+            }
+            RequestKind::Draw => {
+                let clocks = self.clocks_stopped(seat, now);
+                self.store(Event::Draw, clocks, now, done)
+            }
+            RequestKind::Rematch => {
+                self.request = None;
+                done.rematch = true;
+                Ok(())
+            }
+        }
+    }
+
+    fn decline(&mut self, seat: Seat, done: &mut Done) -> Result<(), Refused> {
+        let (kind, _) = self.request_to_answer(seat)?;
+        self.request = None;
+        done.notice = Some(format!(
+            "{} declined the {}",
+            self.name(seat),
+            match kind {
+                RequestKind::Takeback => "takeback",
+                RequestKind::Draw => "draw offer",
+                RequestKind::Rematch => "rematch",
+            }
+        ));
+        Ok(())
+    }
+
+    fn cancel(&mut self, seat: Seat, done: &mut Done) -> Result<(), Refused> {
+        match self.request {
+            Some((kind, by)) if by == seat => {
+                self.request = None;
+                done.notice = Some(format!(
+                    "{} withdrew the {} request",
+                    self.name(seat),
+                    kind.name()
+                ));
+                Ok(())
+            }
+            _ => refuse("you have no open request"),
+        }
+    }
+
+    fn resign(&mut self, seat: Seat, now: Instant, done: &mut Done) -> Result<(), Refused> {
+        if self.over() {
+            return refuse("the game is over");
+        }
+        if !self.both_seated() {
+            return refuse("the game has not started");
+        }
+        let clocks = self.clocks_stopped(seat, now);
+        self.store(Event::Resign { seat: role(seat) }, clocks, now, done)
+    }
+
+    fn claim(&mut self, seat: Seat, now: Instant, done: &mut Done) -> Result<(), Refused> {
+        if self.over() {
+            return refuse("the game is over");
+        }
+        if !self.claimable(seat.other(), now) {
+            return refuse(format!(
+                "you may claim the win only after your opponent has been gone {} seconds",
+                self.grace_ms / 1000
+            ));
+        }
+        let clocks = self.clocks_stopped(seat, now);
+        self.store(Event::Claim { seat: role(seat) }, clocks, now, done)
     }
 
     fn point(&self, text: &str) -> Result<Point, Refused> {
@@ -764,11 +799,9 @@ impl Table {
             }
             Event::Choose { seat: r, choice } => {
                 let s = seat_of(*r)?;
-                let c = match choice.as_str() {
-                    "black" => Choice::Black,
-                    "white" => Choice::White,
-                    _ => Choice::PlaceTwo,
-                };
+                // Stored only after the live check, so always one of the names.
+                let c =
+                    Choice::by_name(choice).ok_or_else(|| format!("unknown choice {choice:?}"))?;
                 self.game.choose(c).map_err(|e| e.to_string())?;
                 self.actors.push(s);
                 self.request = None;
@@ -865,10 +898,9 @@ impl Table {
                     kind: "choice".into(),
                     seat: Some(role(seat)),
                     color: None,
-                    options: ["black", "white"]
-                        .into_iter()
-                        .chain(may_place_two.then_some("place_two"))
-                        .map(String::from)
+                    options: Choice::offered(may_place_two)
+                        .iter()
+                        .map(|c| c.name().to_string())
                         .collect(),
                 },
                 Pending::Over => PendingState {
@@ -969,7 +1001,7 @@ mod tests {
     }
 
     fn table_and_log(opening: &str, clock: ClockSpec) -> (Table, Instant, Vec<Stored>) {
-        let settings = Settings {
+        let settings = TableSettings {
             rule: "renju".into(),
             size: "15".into(),
             opening: opening.into(),

@@ -14,6 +14,19 @@ use serde_json::Value;
 
 pub const TENGEN: &str = env!("CARGO_BIN_EXE_tengen");
 
+/// The `pbrain-tengen` binary of the same build. It belongs to the `tengen-brain` package, so
+/// Cargo builds it for a workspace test run (that package has tests of its own) but does not
+/// hand its path to this package's tests: it is found beside `tengen`.
+pub fn pbrain_tengen() -> String {
+    let path = std::path::Path::new(TENGEN).with_file_name("pbrain-tengen");
+    assert!(
+        path.exists(),
+        "{} is missing: run the workspace's tests, or `cargo build -p tengen-brain` first",
+        path.display()
+    );
+    path.display().to_string()
+}
+
 /// A `tengen serve` process, killed when dropped.
 pub struct TestServer {
     child: Child,

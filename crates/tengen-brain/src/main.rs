@@ -1,5 +1,5 @@
 //! `pbrain-tengen`: Tengen as a Gomocup (Piskvork) brain on standard input and output.
-//! Thin: reads the command line and runs the protocol library's brain loop. See
+//! Thin: reads the command line and runs the brain crate's loop. See
 //! `docs/protocol.md` for the commands it understands.
 
 use std::path::PathBuf;
@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+use tengen_brain::{self as brain, BrainOptions};
 use tengen_engine::{EvalWeights, Level};
-use tengen_protocol::brain::{self, BrainOptions};
 
 #[derive(Parser)]
 #[command(

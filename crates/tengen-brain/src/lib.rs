@@ -15,7 +15,7 @@
 //! brain keeps the one it had (at the first search: [`DEFAULT_HASH_MB`], else 1 MB).
 //!
 //! ```
-//! use tengen_protocol::brain::{run, BrainOptions};
+//! use tengen_brain::{run, BrainOptions};
 //! // At the end of the input the search under way still answers (END would cut it short).
 //! let input = "START 15\nINFO timeout_turn 200\nBEGIN\n";
 //! let mut output = Vec::new();
@@ -34,14 +34,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
+use tengen_engine::decide::{self, playable};
 use tengen_engine::{Engine, EvalWeights, Level, Limits, Score, SearchInfo, TimeControl};
-use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, forbidden, forbidden_points};
+use tengen_rules::{Board, BoardSize, Choice, Color, Game, Point, Rule, forbidden_points};
 
-use crate::command::{
-    Command, CommandParser, Field, Info, ParseError, PointText, Response, ScoreText, SearchReport,
-    Stone,
+use tengen_protocol::command::{
+    Command, CommandParser, Field, Info, ParseError, PointText, ReportedScore, Response,
+    SearchReport, Stone,
 };
-use crate::lines::LineReader;
+use tengen_protocol::lines::LineReader;
 
 /// The brain's name in `ABOUT`.
 pub const NAME: &str = "Tengen";
@@ -94,7 +95,7 @@ impl Default for BrainOptions {
 /// The line Tengen answers to `ABOUT`.
 ///
 /// ```
-/// let about = tengen_protocol::brain::about();
+/// let about = tengen_brain::about();
 /// assert!(about.starts_with("name=\"Tengen\", version=\""));
 /// ```
 pub fn about() -> String {
@@ -114,7 +115,7 @@ pub fn run_stdio(options: &BrainOptions) -> io::Result<()> {
 /// manager states it (the rest is the brain's own), else a quarter of the machine's memory.
 ///
 /// ```
-/// use tengen_protocol::brain::hash_limit_mb;
+/// use tengen_brain::hash_limit_mb;
 /// assert_eq!(hash_limit_mb(Some(100 << 20)), 50);
 /// assert!(hash_limit_mb(None) >= 1);
 /// ```
@@ -362,7 +363,7 @@ impl<W: Write> Output<W> {
 
 // What the manager has told us with INFO.
 #[derive(Clone, Debug)]
-struct Settings {
+struct ManagerSettings {
     timeout_turn: Option<u64>,
     timeout_match: Option<u64>,
     time_left: Option<i64>,
@@ -374,6 +375,24 @@ struct Settings {
     threads: Option<usize>,
     rule: Rule,
     level: Level,
+}
+
+impl ManagerSettings {
+    // Nothing said by the manager yet: freestyle at `level`, no limits.
+    fn at(level: Level) -> ManagerSettings {
+        ManagerSettings {
+            timeout_turn: None,
+            timeout_match: None,
+            time_left: None,
+            max_memory: None,
+            hash_kb: None,
+            max_node: None,
+            max_depth: None,
+            threads: None,
+            rule: Rule::Freestyle,
+            level,
+        }
+    }
 }
 
 // A search under way on its own thread.
@@ -392,7 +411,7 @@ struct Finished {
 struct Brain<'scope, 'env, W> {
     out: &'env Output<W>,
     options: BrainOptions,
-    settings: Settings,
+    settings: ManagerSettings,
     board: Option<Board>,
     // The brain's colour when known: set by BEGIN, TURN, BOARD and the swap2 answers.
     own: Option<Color>,
@@ -411,18 +430,7 @@ struct Brain<'scope, 'env, W> {
 
 impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     fn new(out: &'env Output<W>, options: BrainOptions, control: &'env Control) -> Self {
-        let settings = Settings {
-            timeout_turn: None,
-            timeout_match: None,
-            time_left: None,
-            max_memory: None,
-            hash_kb: None,
-            max_node: None,
-            max_depth: None,
-            threads: None,
-            rule: Rule::Freestyle,
-            level: options.level,
-        };
+        let settings = ManagerSettings::at(options.level);
         // The table is allocated lazily, at the first search, so that INFO max_memory (sent
         // before or after START) sizes it before any memory is taken.
         Brain {
@@ -589,7 +597,10 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             Info::MaxDepth(d) => s.max_depth = (d > 0).then_some(d),
             // Bit 2 (continuous game) only changes what the manager does after a five.
             Info::Rule(bits) => s.rule = Rule::from_gomocup_bits(bits),
-            Info::Level(level) => s.level = level,
+            Info::Level(name) => match name.parse() {
+                Ok(level) => s.level = level,
+                Err(e) => self.error(format!("INFO level: {e}")),
+            },
             // The engine clamps a number past its most threads.
             Info::ThreadNum(0) => s.threads = None,
             Info::ThreadNum(n) => s.threads = usize::try_from(n).ok(),
@@ -792,19 +803,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     }
 
     fn time_control(&self) -> TimeControl {
-        let s = &self.settings;
-        let left = match s.time_left {
-            Some(t) if t >= UNLIMITED_TIME_LEFT => None,
-            Some(t) => Some(t.max(0) as u64),
-            // The protocol requires time_left when the match is timed; without it, count
-            // our own thinking time against timeout_match.
-            None => s.timeout_match.map(|m| m.saturating_sub(self.used_ms)),
-        };
-        TimeControl {
-            per_move: s.timeout_turn,
-            left,
-            increment: 0,
-        }
+        time_control(&self.settings, self.used_ms)
     }
 
     fn think(&mut self, number: u64, job: Job, scope: &'scope Scope<'scope, 'env>) {
@@ -858,10 +857,26 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     }
 }
 
+/// The clock as the manager set it, `used_ms` being the brain's own thinking time so far.
+fn time_control(s: &ManagerSettings, used_ms: u64) -> TimeControl {
+    let left = match s.time_left {
+        Some(t) if t >= UNLIMITED_TIME_LEFT => None,
+        Some(t) => Some(t.max(0) as u64),
+        // The protocol requires time_left when the match is timed; without it, count our own
+        // thinking time against timeout_match.
+        None => s.timeout_match.map(|m| m.saturating_sub(used_ms)),
+    };
+    TimeControl {
+        per_move: s.timeout_turn,
+        left,
+        increment: 0,
+    }
+}
+
 /// The transposition table size: `INFO hash_size` (kilobytes, Yixin) when sent, never above
 /// half of `max_memory`; else a quarter of `max_memory` up to 256 MB; else the default. Never
 /// above `machine_mb` (a quarter of the machine's memory) either.
-fn hash_mb(s: &Settings, default_mb: usize, machine_mb: u64) -> usize {
+fn hash_mb(s: &ManagerSettings, default_mb: usize, machine_mb: u64) -> usize {
     let mb = match (s.hash_kb, s.max_memory) {
         (Some(kb), Some(mem)) => (kb >> 10).min((mem / 2) >> 20),
         (Some(kb), None) => kb >> 10,
@@ -915,6 +930,15 @@ struct Task {
     hard_stop: Option<Duration>,
 }
 
+// The engine's score as the protocol reports it.
+fn reported(score: Score) -> ReportedScore {
+    match score {
+        Score::Eval(v) => ReportedScore::Eval(v),
+        Score::Win(n) => ReportedScore::Win(n),
+        Score::Loss(n) => ReportedScore::Loss(n),
+    }
+}
+
 // A search's progress as a MESSAGE.
 fn report(info: &SearchInfo) -> SearchReport {
     let best = info.lines.first();
@@ -922,19 +946,12 @@ fn report(info: &SearchInfo) -> SearchReport {
     SearchReport {
         depth: Some(info.depth),
         seldepth: Some(info.seldepth),
-        eval: best.map(|l| l.score),
+        eval: best.map(|l| reported(l.score)),
         nodes: Some(info.nodes),
         nps: Some(u64::try_from(u128::from(info.nodes) * 1_000_000 / micros).unwrap_or(u64::MAX)),
         time_ms: Some(info.elapsed.as_millis() as u64),
         pv: best.map(|l| l.moves.clone()).unwrap_or_default(),
     }
-}
-
-// Whether `side` may put a stone on `p`: on the board, free, and not forbidden to black.
-fn playable(board: &Board, rule: Rule, side: Color, p: Point) -> bool {
-    board.contains(p)
-        && board.is_empty_at(p)
-        && !(rule.has_forbidden() && side == Color::Black && forbidden(board, p).is_some())
 }
 
 // A legal move when the search has none (stopped before its first iteration, or a position
@@ -1046,7 +1063,7 @@ impl Task {
                 for (i, line) in lines.iter().enumerate() {
                     let r = SearchReport {
                         depth: Some(result.depth),
-                        eval: Some(line.score),
+                        eval: Some(reported(line.score)),
                         pv: line.moves.clone(),
                         ..SearchReport::default()
                     };
@@ -1070,37 +1087,19 @@ impl Task {
         }
     }
 
-    // One search for `side` on `board` with a share of the time; the best lines.
-    fn probe(
-        &self,
-        engine: &mut Engine,
-        board: &Board,
-        side: Color,
-        share: u32,
-        multipv: usize,
-        stop: &AtomicBool,
-    ) -> Vec<tengen_engine::Line> {
+    // The brain's limits with a share of the time, for a decision made of several searches.
+    fn limits_shared(&self, share: u32) -> Limits {
         let mut limits = self.limits;
         limits.time = limits.time.map(|t| t / share.max(1));
-        limits.multipv = multipv;
-        let result = engine.search(board, self.rule, side, &limits, stop, &mut |_| {});
-        result
-            .lines
-            .into_iter()
-            .filter(|l| {
-                l.moves
-                    .first()
-                    .is_some_and(|&p| playable(board, self.rule, side, p))
-            })
-            .collect()
+        limits
     }
 
-    // Swap2 (the Gomocup SWAP2BOARD convention): with no stones, place three (black, white,
-    // black) that leave the game as balanced as the engine can tell, since the opponent then
-    // picks a side. With three, white is to move: stay white and answer a move when white
-    // stands clearly better, answer SWAP (take black) when black does, and otherwise place a
-    // white and a black stone that keep the balance, handing the choice back. With five, take
-    // the better side: a move as white, or SWAP for black.
+    // Swap2 (the Gomocup SWAP2BOARD convention), decided by `tengen_engine::decide`: with no
+    // stones, place three (black, white, black) that leave the game as balanced as the engine
+    // can tell, since the opponent then picks a side. With three, white is to move: stay white
+    // and answer a move when white stands clearly better, answer SWAP (take black) when black
+    // does, and otherwise place a white and a black stone that keep the balance, handing the
+    // choice back. With five, take the better side: a move as white, or SWAP for black.
     fn answer_swap2(
         &self,
         stones: usize,
@@ -1108,150 +1107,73 @@ impl Task {
         stop: &AtomicBool,
         say: &dyn Fn(Response),
     ) -> (Vec<(Point, Color)>, Option<Color>) {
-        // Within this many evaluation units of even, a position counts as balanced.
-        const BALANCED: i32 = 60;
-        let board = &self.board;
-        match stones {
-            0 => {
-                let picked = self.balanced_opening(engine, stop, say);
-                let place: Vec<(Point, Color)> = picked
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &p)| (p, Color::of_ply(i)))
-                    .collect();
-                say(Response::Moves(picked));
-                (place, None)
-            }
-            3 => {
-                let lines = self.probe(engine, board, Color::White, 3, 1, stop);
-                let first = lines.first();
-                let white_move = first
-                    .and_then(|l| l.moves.first().copied())
-                    .or_else(|| fallback(board, self.rule, Color::White));
-                let score = first.map_or(Score::Eval(0), |l| l.score);
-                let Some(w) = white_move else {
-                    say(Response::Swap);
-                    return (Vec::new(), Some(Color::Black));
-                };
-                let value = score.value();
-                say(Response::Message(format!(
-                    "swap2: white to move, eval {}",
-                    ScoreText(score)
-                )));
-                if value > BALANCED {
-                    say(Response::Move(w));
-                    return (vec![(w, Color::White)], Some(Color::White));
-                }
-                if value < -BALANCED {
-                    say(Response::Swap);
-                    return (Vec::new(), Some(Color::Black));
-                }
-                // Balanced: add white's best move and the black reply that keeps it closest to
-                // even, and let the opponent choose.
-                let mut after = board.clone();
-                after.place(w, Color::White).ok();
-                let replies = self.probe(engine, &after, Color::Black, 3, 4, stop);
-                let pick = replies
-                    .iter()
-                    .filter(|l| !l.score.is_decisive())
-                    .min_by_key(|l| l.score.value().abs())
-                    .and_then(|l| l.moves.first().copied());
-                match pick {
-                    Some(b) => {
-                        say(Response::Moves(vec![w, b]));
-                        (vec![(w, Color::White), (b, Color::Black)], None)
-                    }
-                    None if value >= 0 => {
-                        say(Response::Move(w));
-                        (vec![(w, Color::White)], Some(Color::White))
-                    }
-                    None => {
-                        say(Response::Swap);
-                        (Vec::new(), Some(Color::Black))
-                    }
-                }
-            }
-            _ => {
-                let lines = self.probe(engine, board, Color::White, 1, 1, stop);
-                let first = lines.first();
-                let white_move = first
-                    .and_then(|l| l.moves.first().copied())
-                    .or_else(|| fallback(board, self.rule, Color::White));
-                let score = first.map_or(Score::Eval(0), |l| l.score);
-                let value = score.value();
-                say(Response::Message(format!(
-                    "swap2: white to move, eval {}",
-                    ScoreText(score)
-                )));
-                match white_move {
-                    Some(w) if value >= 0 => {
-                        say(Response::Move(w));
-                        (vec![(w, Color::White)], Some(Color::White))
-                    }
-                    _ => {
-                        say(Response::Swap);
-                        (Vec::new(), Some(Color::Black))
-                    }
-                }
-            }
-        }
-    }
-
-    // Three opening stones (black, white, black) near the centre whose position, white to
-    // move, the engine finds closest to even.
-    fn balanced_opening(
-        &self,
-        engine: &mut Engine,
-        stop: &AtomicBool,
-        say: &dyn Fn(Response),
-    ) -> Vec<Point> {
-        const SHAPES: [[(i32, i32); 3]; 6] = [
-            [(0, 0), (1, -1), (2, 0)],
-            [(0, 0), (0, 1), (2, 2)],
-            [(0, 0), (1, 1), (-1, 2)],
-            [(0, 0), (2, 0), (1, 2)],
-            [(0, 0), (-1, 1), (2, 1)],
-            [(0, 0), (3, 0), (1, 1)],
-        ];
-        let size = self.board.size();
-        let centre = size.center();
-        let candidates: Vec<Vec<Point>> = SHAPES
-            .iter()
-            .map(|shape| {
-                shape
-                    .iter()
-                    .map(|&(dx, dy)| centre.offset(dx, dy))
-                    .collect::<Vec<_>>()
-            })
-            .filter(|pts| pts.iter().all(|&p| size.contains(p)))
-            .collect();
-        let share = candidates.len() as u32 + 1;
-        let mut best: Option<(i32, Vec<Point>)> = None;
-        for pts in candidates {
-            let mut b = Board::new(size);
-            for (i, &p) in pts.iter().enumerate() {
-                b.place(p, Color::of_ply(i)).ok();
-            }
-            let lines = self.probe(engine, &b, Color::White, share, 1, stop);
-            let imbalance = lines.first().map_or(i32::MAX, |l| l.score.value().abs());
-            if let Some(l) = lines.first() {
+        let (board, rule) = (&self.board, self.rule);
+        let swap = || {
+            say(Response::Swap);
+            (Vec::new(), Some(Color::Black))
+        };
+        let stay_white = |w: Point| {
+            say(Response::Move(w));
+            (vec![(w, Color::White)], Some(Color::White))
+        };
+        if stones == 0 {
+            let size = board.size();
+            let share = decide::balanced_opening_candidates(size).len() as u32 + 1;
+            let mut on_candidate = |pts: &[Point], score: Score| {
                 say(Response::Message(format!(
                     "swap2: opening {} white to move, eval {}",
                     pts.iter()
                         .map(|&p| PointText(p).to_string())
                         .collect::<Vec<_>>()
                         .join(" "),
-                    ScoreText(l.score)
+                    reported(score)
                 )));
-            }
-            if best.as_ref().is_none_or(|(v, _)| imbalance < *v) {
-                best = Some((imbalance, pts));
+            };
+            let picked = decide::balanced_opening(
+                engine,
+                size,
+                rule,
+                &self.limits_shared(share),
+                stop,
+                &mut on_candidate,
+            );
+            let place: Vec<(Point, Color)> = picked
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| (p, Color::of_ply(i)))
+                .collect();
+            say(Response::Moves(picked));
+            return (place, None);
+        }
+        // Three stones: a third of the time for this look and a third for black's stone.
+        let share = if stones == 3 { 3 } else { 1 };
+        let limits = self.limits_shared(share);
+        let judged = decide::judge(engine, board, rule, Color::White, &limits, stop);
+        let Some(w) = judged.best.or_else(|| fallback(board, rule, Color::White)) else {
+            return swap();
+        };
+        say(Response::Message(format!(
+            "swap2: white to move, eval {}",
+            reported(judged.score)
+        )));
+        match decide::choice(judged.black_value, stones == 3) {
+            Choice::White => stay_white(w),
+            Choice::Black => swap(),
+            Choice::PlaceTwo => {
+                // White's best move and the black reply that keeps it closest to even; the
+                // opponent chooses next.
+                let mut after = board.clone();
+                after.place(w, Color::White).ok();
+                match decide::balancing_stone(engine, &after, rule, Color::Black, &limits, stop) {
+                    Some(b) => {
+                        say(Response::Moves(vec![w, b]));
+                        (vec![(w, Color::White), (b, Color::Black)], None)
+                    }
+                    None if judged.black_value <= 0 => stay_white(w),
+                    None => swap(),
+                }
             }
         }
-        // Every board is at least 5x5, so the first shape (within two points of the centre)
-        // always fits; the literal is only for the type checker.
-        best.map(|(_, pts)| pts)
-            .unwrap_or_else(|| vec![centre, centre.offset(1, -1), centre.offset(2, 0)])
     }
 }
 
@@ -1285,20 +1207,37 @@ mod tests {
         );
     }
 
+    fn settings() -> ManagerSettings {
+        ManagerSettings::at(Level::Master)
+    }
+
+    #[test]
+    fn the_match_clock_and_the_turn_bound_each_search() {
+        // One second for the match, no turn limit, nothing said of time_left: a small share of
+        // what is left after the brain's own thinking, and a hard stop at half of it.
+        let mut s = settings();
+        s.timeout_match = Some(1_000);
+        let tc = time_control(&s, 0);
+        assert_eq!(tc.left, Some(1_000));
+        assert!(tc.budget() <= Duration::from_millis(100), "{tc:?}");
+        assert_eq!(hard_stop(&tc), Some(Duration::from_millis(500)));
+        assert_eq!(time_control(&s, 400).left, Some(600));
+        // time_left, when sent, is the reading; the protocol's "unlimited" is none.
+        s.time_left = Some(1_500);
+        assert_eq!(time_control(&s, 400).left, Some(1_500));
+        s.time_left = Some(i64::from(i32::MAX));
+        assert_eq!(time_control(&s, 0).left, None);
+        // A 250 ms turn: the search plans for less, and is stopped before the turn ends.
+        let mut s = settings();
+        s.timeout_turn = Some(250);
+        let tc = time_control(&s, 0);
+        assert!(tc.budget() < Duration::from_millis(250), "{tc:?}");
+        assert_eq!(hard_stop(&tc), Some(Duration::from_millis(220)));
+    }
+
     #[test]
     fn hash_follows_max_memory_and_hash_size() {
-        let mut s = Settings {
-            timeout_turn: None,
-            timeout_match: None,
-            time_left: None,
-            max_memory: None,
-            hash_kb: None,
-            max_node: None,
-            max_depth: None,
-            threads: None,
-            rule: Rule::Freestyle,
-            level: Level::Master,
-        };
+        let mut s = settings();
         let machine = 1 << 20;
         assert_eq!(hash_mb(&s, 64, machine), 64);
         s.max_memory = Some(83_886_080); // 80 MB

@@ -9,29 +9,28 @@
 //! run on blocking threads, never on the async runtime, and a search whose position changed
 //! meanwhile is stopped and its answer dropped.
 //!
-//! Choices made without the engine, kept simple on purpose:
+//! Its opening stones and swap decisions are the web app's computer's (`tengen_engine::decide`):
 //! - the first three stones of a swap, swap2 or beginner opening are the centre, a stone beside
-//!   it and one near both (the shapes of the 26 renju openings, as the web app's computer
-//!   places them; they also satisfy the beginner opening's restrictions);
+//!   it and one near both (the shapes of the 26 renju openings; they also satisfy the beginner
+//!   opening's restrictions), with a Gomocup brain as with the engine;
 //! - a swap decision: with the engine, the colour whose side a short search favours (black on a
 //!   level position); with a Gomocup brain (the protocol has no such question), black. The bot
-//!   never places two more stones under swap2.
+//!   never places two more stones under swap2, which would take placing them to keep the
+//!   balance, a thing a Gomocup brain is not asked.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use tengen_engine::{Engine, Level, Limits, TimeControl};
+use tengen_engine::{Engine, Level, TimeControl, decide};
 use tengen_protocol::client::{Client, ClientError};
 use tengen_protocol::command::{Field, Info, Stone};
 use tengen_rules::{Board, BoardSize, Choice, Color, Game, OpeningRule, Point, Rule, point_name};
-use tengen_server::ClockSpec;
-use tengen_server::online::wire::{
-    ClientMsg, GameState, JoinGame, OutcomeState, RequestKind, Role, ServerMsg,
-};
+use tengen_wire::ClockSpec;
+use tengen_wire::{ClientMsg, GameState, JoinGame, OutcomeState, RequestKind, Role, ServerMsg};
 use tokio::task::JoinHandle;
 
-use crate::online::{OnlineError, Server, Socket};
+use crate::online::{OnlineClient, OnlineError, Socket};
 
 /// Hash table of the bot's engine, in megabytes.
 const HASH_MB: usize = 32;
@@ -48,9 +47,6 @@ const BRAIN_GRACE: Duration = Duration::from_secs(2);
 const CLAIM_SLACK: Duration = Duration::from_millis(500);
 /// After a claim refused as too early, when to claim again.
 const CLAIM_RETRY: Duration = Duration::from_secs(5);
-/// The short search behind a swap decision.
-const CHOICE_NODES: u64 = 100_000;
-const CHOICE_TIME: Duration = Duration::from_secs(1);
 
 /// Who plays for the bot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -261,11 +257,11 @@ pub async fn run_async(
     config: &BotConfig,
     on_event: &mut dyn FnMut(&BotEvent),
 ) -> Result<Vec<GameResult>, BotError> {
-    let server = Server::new(&config.server)?;
+    let server = OnlineClient::new(&config.server)?;
     // The game first: a brain must be told the board before it plays, and a brain that cannot
     // play this game should fail before it takes a seat.
     let first = server.state(&config.game).await?;
-    let pos = Position::of(&first).map_err(|message| BotError::Protocol {
+    let pos = SeenPosition::of(&first).map_err(|message| BotError::Protocol {
         id: first.id.clone(),
         message,
     })?;
@@ -362,7 +358,7 @@ fn clock_seed() -> u64 {
 
 /// Plays game `id` to its end; the result and, when a rematch was agreed, the new game's id.
 async fn play_one(
-    server: &Server,
+    server: &OnlineClient,
     id: &str,
     token: &str,
     mover: &mut Option<Mover>,
@@ -398,7 +394,7 @@ async fn play_one(
         id: id.to_string(),
         role,
     });
-    let mut seat = Seat {
+    let mut seat = BotSeat {
         id: id.to_string(),
         role,
         want_rematch,
@@ -431,7 +427,7 @@ async fn play_one(
 
 /// What the bot acts on: a stone or a decision, at a number of stones on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Act {
+enum TurnKind {
     Move,
     Choice,
 }
@@ -456,20 +452,20 @@ struct RematchTalk {
 
 #[derive(Debug)]
 struct Thinking {
-    handle: JoinHandle<(Mover, Result<Decision, BotError>)>,
+    handle: JoinHandle<(Mover, Result<BotDecision, BotError>)>,
     stop: Arc<AtomicBool>,
-    key: (usize, Act),
+    key: (usize, TurnKind),
 }
 
 /// One connection to one game, as a player.
 #[derive(Debug)]
-struct Seat {
+struct BotSeat {
     id: String,
     role: Role,
     want_rematch: bool,
     state: Option<GameState>,
     thinking: Option<Thinking>,
-    acted: Option<(usize, Act)>,
+    acted: Option<(usize, TurnKind)>,
     last_sent: Option<Sent>,
     declined: Option<(RequestKind, Role)>,
     result: Option<GameResult>,
@@ -508,7 +504,7 @@ impl ClaimWatch {
 /// What woke the loop (a frame is boxed: states are large).
 enum Wake {
     Frame(Result<Option<Box<ServerMsg>>, OnlineError>),
-    Thought(Result<(Mover, Result<Decision, BotError>), tokio::task::JoinError>),
+    Thought(Result<(Mover, Result<BotDecision, BotError>), tokio::task::JoinError>),
     RematchTimeout,
     ClaimDue,
 }
@@ -516,7 +512,7 @@ enum Wake {
 /// The search's end, or never when there is none.
 async fn thought(
     thinking: Option<&mut Thinking>,
-) -> Result<(Mover, Result<Decision, BotError>), tokio::task::JoinError> {
+) -> Result<(Mover, Result<BotDecision, BotError>), tokio::task::JoinError> {
     match thinking {
         Some(t) => (&mut t.handle).await,
         None => std::future::pending().await,
@@ -537,7 +533,7 @@ enum Next {
     Done(Option<String>),
 }
 
-impl Seat {
+impl BotSeat {
     async fn run(
         &mut self,
         ws: &mut Socket,
@@ -615,14 +611,14 @@ impl Seat {
     }
 
     /// The turn the bot has now: a stone or a decision at this many stones.
-    fn current_key(&self) -> Option<(usize, Act)> {
+    fn current_key(&self) -> Option<(usize, TurnKind)> {
         let s = self.state.as_ref()?;
         if s.outcome.is_some() || s.pending.seat != Some(self.role) {
             return None;
         }
         let act = match s.pending.kind.as_str() {
-            "move" => Act::Move,
-            "choice" => Act::Choice,
+            "move" => TurnKind::Move,
+            "choice" => TurnKind::Choice,
             _ => return None,
         };
         Some((s.points.len(), act))
@@ -788,7 +784,7 @@ impl Seat {
         let Some(mut m) = mover.take() else {
             return Err(BotError::Internal("no player to think".into()));
         };
-        let pos = Position::of(state).map_err(|message| BotError::Protocol {
+        let pos = SeenPosition::of(state).map_err(|message| BotError::Protocol {
             id: self.id.clone(),
             message,
         })?;
@@ -811,8 +807,8 @@ impl Seat {
 
     async fn send_decision(
         &mut self,
-        key: (usize, Act),
-        decision: Decision,
+        key: (usize, TurnKind),
+        decision: BotDecision,
         ws: &mut Socket,
         on_event: &mut dyn FnMut(&BotEvent),
     ) -> Result<(), BotError> {
@@ -823,7 +819,7 @@ impl Seat {
             .unwrap_or_default();
         self.acted = Some(key);
         match decision {
-            Decision::Move(p) => {
+            BotDecision::Move(p) => {
                 let at = point_name(size, p);
                 self.last_sent = Some(Sent::Action(format!("move {at}")));
                 // Gomocup `x,y` reads the same on every board, the unbounded one included.
@@ -837,7 +833,7 @@ impl Seat {
                     at,
                 });
             }
-            Decision::Choose(c) => {
+            BotDecision::Choose(c) => {
                 self.last_sent = Some(Sent::Action(format!("decision {}", c.name())));
                 ws.send(&ClientMsg::Choose {
                     choice: c.name().to_string(),
@@ -878,7 +874,7 @@ fn time_control(state: &GameState, role: Role) -> TimeControl {
 
 /// The position as the bot sees it, from a state.
 #[derive(Clone, Debug)]
-struct Position {
+struct SeenPosition {
     size: BoardSize,
     rule: Rule,
     opening: OpeningRule,
@@ -886,8 +882,8 @@ struct Position {
     to_move: Color,
 }
 
-impl Position {
-    fn of(state: &GameState) -> Result<Position, String> {
+impl SeenPosition {
+    fn of(state: &GameState) -> Result<SeenPosition, String> {
         let size = state
             .size
             .parse::<BoardSize>()
@@ -906,12 +902,13 @@ impl Position {
             .map(|&[x, y]| Point::new(x, y))
             .collect();
         // Stones alternate from black under every opening rule; the state names the next one.
-        let to_move = match state.pending.color.as_deref() {
-            Some("white") => Color::White,
-            Some("black") => Color::Black,
-            _ => Color::of_ply(points.len()),
-        };
-        Ok(Position {
+        let to_move = state
+            .pending
+            .color
+            .as_deref()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| Color::of_ply(points.len()));
+        Ok(SeenPosition {
             size,
             rule,
             opening,
@@ -940,46 +937,6 @@ impl Position {
     }
 }
 
-/// The first three stones of a swap or beginner opening: the centre, a stone beside it, and a
-/// stone near both, the first empty one among a few shapes (varied by `seed`).
-fn opening_stone(board: &Board, n: usize, seed: u64) -> Option<Point> {
-    let c = board.size().center();
-    let pick = |options: &[(i32, i32)]| {
-        let start = (seed >> 33) as usize;
-        (0..options.len())
-            .map(|i| options[(start + i) % options.len()])
-            .map(|(dx, dy)| Point::new(c.x + dx, c.y + dy))
-            .find(|&p| board.contains(p) && board.is_empty_at(p))
-    };
-    match n {
-        0 => Some(c).filter(|&p| board.is_empty_at(p)),
-        1 => pick(&[
-            (1, 0),
-            (1, -1),
-            (0, 1),
-            (-1, 1),
-            (-1, 0),
-            (-1, -1),
-            (0, -1),
-            (1, 1),
-        ]),
-        _ => pick(&[
-            (0, -1),
-            (1, -1),
-            (2, 0),
-            (2, -1),
-            (0, -2),
-            (1, -2),
-            (2, -2),
-            (-1, -1),
-            (0, 1),
-            (1, 1),
-            (2, 1),
-            (-1, 0),
-        ]),
-    }
-}
-
 /// Who thinks: the engine or the brain, moved to a blocking thread for each decision.
 #[derive(Debug)]
 enum Mover {
@@ -996,44 +953,33 @@ enum Mover {
 #[derive(Debug)]
 struct Job {
     id: String,
-    pos: Position,
-    act: Act,
+    pos: SeenPosition,
+    act: TurnKind,
     options: Vec<String>,
     tc: TimeControl,
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Decision {
+enum BotDecision {
     Move(Point),
     Choose(Choice),
 }
 
 /// Decides, on a blocking thread.
-fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, BotError> {
+fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<BotDecision, BotError> {
     let protocol = |message: String| BotError::Protocol {
         id: job.id.clone(),
         message,
     };
     let pos = &job.pos;
     let board = pos.board().map_err(protocol)?;
-    if job.act == Act::Choice {
+    if job.act == TurnKind::Choice {
         let prefer = match mover {
-            Mover::Engine { engine, .. } => {
-                let game = pos.game().map_err(protocol)?;
-                let limits = Limits {
-                    time: Some(CHOICE_TIME),
-                    nodes: Some(CHOICE_NODES),
-                    depth: None,
-                    multipv: 1,
-                };
-                let r = engine.search_game(&game, &limits, stop, &mut |_| {});
-                let v = r.score().map_or(0, |s| s.value());
-                let black = if pos.to_move == Color::Black { v } else { -v };
-                if black >= 0 {
-                    Choice::Black
-                } else {
-                    Choice::White
-                }
+            Mover::Engine { engine, level, .. } => {
+                let limits = decide::judgement_limits(*level);
+                let judged = decide::judge(engine, &board, pos.rule, pos.to_move, &limits, stop);
+                // The bot never places two more stones (see the module's notes).
+                decide::choice(judged.black_value, false)
             }
             Mover::Brain { .. } => Choice::Black,
         };
@@ -1042,15 +988,15 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, B
             .into_iter()
             .find(|&c| open(c))
             .ok_or_else(|| protocol(format!("no colour among the options {:?}", job.options)))?;
-        return Ok(Decision::Choose(choice));
+        return Ok(BotDecision::Choose(choice));
     }
     let seed = match mover {
         Mover::Engine { seed, .. } => seed.wrapping_add(pos.points.len() as u64),
         Mover::Brain { .. } => clock_seed(),
     };
     if pos.opening_stone() {
-        if let Some(p) = opening_stone(&board, pos.points.len(), seed) {
-            return Ok(Decision::Move(p));
+        if let Some(p) = decide::opening_stone(&board, seed) {
+            return Ok(BotDecision::Move(p));
         }
     }
     let p = match mover {
@@ -1068,7 +1014,7 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<Decision, B
             p
         }
     };
-    Ok(Decision::Move(p))
+    Ok(BotDecision::Move(p))
 }
 
 /// `START` and the game's settings, once.
@@ -1090,7 +1036,11 @@ fn brain_start(
 
 /// The brain's move: the clock, then the whole position with `BOARD` (or `BEGIN` on an empty
 /// board), so the brain never depends on what it was told before.
-fn brain_move(client: &mut Client, pos: &Position, tc: &TimeControl) -> Result<Point, BotError> {
+fn brain_move(
+    client: &mut Client,
+    pos: &SeenPosition,
+    tc: &TimeControl,
+) -> Result<Point, BotError> {
     /// The protocol's "no limit" for `time_left`.
     const UNLIMITED: i64 = 2_147_483_647;
     let (turn_ms, left_ms, wait_ms) = match (tc.per_move, tc.left) {
@@ -1135,20 +1085,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn opening_stones_keep_the_beginner_rule() {
-        let size = BoardSize::STANDARD;
-        for seed in [0_u64, 1 << 33, 5 << 33, u64::MAX] {
-            let mut game = Game::with_opening(size, Rule::Freestyle, OpeningRule::Beginner);
-            for n in 0..3 {
-                let p = opening_stone(game.board(), n, seed).expect("a stone");
-                game.play(p).expect("the beginner opening allows it");
-            }
-        }
-    }
-
-    #[test]
     fn the_engine_takes_a_colour_and_plays_a_move() {
-        let pos = Position {
+        let pos = SeenPosition {
             size: BoardSize::STANDARD,
             rule: Rule::Freestyle,
             opening: OpeningRule::Swap,
@@ -1164,16 +1102,16 @@ mod tests {
         let mut job = Job {
             id: "t".into(),
             pos,
-            act: Act::Choice,
+            act: TurnKind::Choice,
             options: vec!["black".into(), "white".into()],
             tc: TimeControl::default(),
         };
         assert!(matches!(
             decide(&mut mover, &job, &stop),
-            Ok(Decision::Choose(Choice::Black | Choice::White))
+            Ok(BotDecision::Choose(Choice::Black | Choice::White))
         ));
-        job.act = Act::Move;
-        let Ok(Decision::Move(p)) = decide(&mut mover, &job, &stop) else {
+        job.act = TurnKind::Move;
+        let Ok(BotDecision::Move(p)) = decide(&mut mover, &job, &stop) else {
             panic!("a move");
         };
         assert!(!job.pos.points.contains(&p));

@@ -22,12 +22,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
-use tengen_server::online::wire::{
-    ClientMsg, CreateGame, GameState, JoinGame, Role, ServerMsg, Stats,
-};
+use tengen_wire::{ClientMsg, CreateGame, GameState, JoinGame, Role, ServerMsg, Stats};
 use tokio::time::Instant;
 
-use crate::online::{OnlineError, Server, Socket};
+use crate::online::{OnlineClient, OnlineError, Socket};
 
 /// How long after the end a player still waits for the answer to a move in flight.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -245,7 +243,7 @@ impl Counters {
 
 #[derive(Debug)]
 struct Ctx {
-    server: Server,
+    server: OnlineClient,
     size: String,
     think_ms: u64,
     deadline: Instant,
@@ -257,7 +255,7 @@ pub async fn run_async(config: &LoadConfig) -> Result<LoadReport, LoadError> {
     if config.games == 0 {
         return Err(LoadError::Config("--games must be at least 1".into()));
     }
-    let server = Server::new(&config.server)?;
+    let server = OnlineClient::new(&config.server)?;
     if !is_loopback(server.base()) {
         // A load generator aimed at another machine is an attack on it; this one stays home.
         return Err(LoadError::Config(format!(
@@ -405,7 +403,7 @@ fn raise_open_files(needed: u64) -> (Option<u64>, Vec<String>) {
 /// Reads the server's stats until told to stop; the sample with the most connections and the
 /// largest rss seen.
 async fn sample_stats(
-    server: Server,
+    server: OnlineClient,
     start: Stats,
     mut done: tokio::sync::oneshot::Receiver<()>,
 ) -> (Stats, u64) {

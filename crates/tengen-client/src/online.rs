@@ -1,9 +1,9 @@
 //! The client side of the online API (`docs/api.md`, "Online play"): its HTTP calls and one
-//! WebSocket per seat, in the message types of [`tengen_server::online::wire`]. Shared by
+//! WebSocket per seat, in the message types of [`tengen_wire`]. Shared by
 //! `tengen bot` and `tengen loadtest`.
 
 use futures_util::{SinkExt, StreamExt};
-use tengen_server::online::wire::{
+use tengen_wire::{
     ClientMsg, CreateGame, FRAME_BURST, FRAMES_PER_SEC, GameState, JoinGame, Seated, ServerMsg,
     Stats,
 };
@@ -89,14 +89,14 @@ impl OnlineError {
 
 /// A server's online API: its address and a pool of HTTP connections to it.
 #[derive(Clone, Debug)]
-pub struct Server {
+pub struct OnlineClient {
     base: String,
     http: reqwest::Client,
 }
 
-impl Server {
+impl OnlineClient {
     /// The server at `url` (`http://host:port`, a trailing slash or path `/` allowed).
-    pub fn new(url: &str) -> Result<Server, OnlineError> {
+    pub fn new(url: &str) -> Result<OnlineClient, OnlineError> {
         let trimmed = url.trim().trim_end_matches('/');
         let rest = trimmed
             .strip_prefix("http://")
@@ -105,7 +105,7 @@ impl Server {
         if rest.is_empty() || rest.contains('/') {
             return Err(OnlineError::BadUrl(url.to_string()));
         }
-        Ok(Server {
+        Ok(OnlineClient {
             base: trimmed.to_string(),
             http: reqwest::Client::new(),
         })

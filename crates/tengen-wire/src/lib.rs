@@ -1,10 +1,32 @@
 //! The online API's messages, as they travel: the JSON bodies of its HTTP calls and the frames of
-//! its WebSocket. Shared by the server and by clients (`tengen bot`, `tengen loadtest`, tests), so
-//! both ends read and write the same shapes. `docs/api.md` describes them for everyone else.
+//! its WebSocket, and the clock a game is created with. Shared by the server (`tengen-server`)
+//! and its clients (`tengen-client`: the bot and the load test; tests), so both ends read and
+//! write the same shapes and neither builds the other. `docs/api.md` describes them for everyone
+//! else. Serde only: no I/O.
 
 use serde::{Deserialize, Serialize};
 
-use crate::session::ClockSpec;
+/// The clock, as asked for when the game is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ClockSpec {
+    /// No clock.
+    #[default]
+    None,
+    /// At most `ms` for each move.
+    PerMove {
+        /// Milliseconds per move.
+        ms: u64,
+    },
+    /// `ms` for the whole game, plus `increment_ms` after each move.
+    Total {
+        /// Milliseconds for the game.
+        ms: u64,
+        /// Added after each move.
+        #[serde(default)]
+        increment_ms: u64,
+    },
+}
 
 /// Frames a connection may send at once before the server answers "too many frames".
 pub const FRAME_BURST: u32 = 20;

@@ -339,7 +339,7 @@ fn a_table_the_system_refuses_is_an_error_and_the_brain_plays_on() {
     // 1 GB of address space: room for the brain and a 64 MB table, none for a 2 GB one.
     const CAP_KB: u64 = 1 << 20;
     const REFUSED_MB: u64 = 2048;
-    if tengen_protocol::brain::hash_limit_mb(None) < REFUSED_MB {
+    if tengen_brain::hash_limit_mb(None) < REFUSED_MB {
         eprintln!("note: this machine caps the table below {REFUSED_MB} MB; skipping");
         return;
     }

@@ -1,0 +1,353 @@
+//! What the computer decides besides its moves: the first stones of an opening, the swap and
+//! swap2 choices (placing two more stones included), and whether to take a draw. The web app,
+//! the Gomocup brain and the online bot all decide through this module, so they share one set
+//! of constants.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use tengen_rules::{Board, BoardSize, Choice, Color, Point, Rule, forbidden};
+
+use crate::{Engine, Level, Limits, Line, Score};
+
+/// Within this many evaluation units of even (either way) a swap2 position counts as balanced:
+/// the one to choose places two more stones rather than take a side that is no better.
+pub const BALANCED: i32 = 40;
+
+/// The computer declines a draw when it stands better than this many evaluation units.
+pub const DRAW_DECLINE_ABOVE: i32 = 30;
+
+/// How many of black's best stones the balancing search compares, when it places two.
+const BALANCING_LINES: usize = 5;
+
+/// The ceiling of an opening judgement's time; the node budget usually ends it first.
+const JUDGEMENT_TIME: Duration = Duration::from_millis(3_000);
+
+/// The budget of an opening judgement or a draw offer's look at a level: the node count keeps a
+/// level's games repeatable, the time is a ceiling for slow machines.
+pub fn judgement_limits(level: Level) -> Limits {
+    let nodes = match level {
+        Level::Beginner => 50_000,
+        Level::Intermediate => 100_000,
+        Level::Expert | Level::Master => 200_000,
+    };
+    Limits {
+        time: Some(JUDGEMENT_TIME),
+        nodes: Some(nodes),
+        depth: None,
+        multipv: 1,
+    }
+}
+
+/// A short search's verdict on a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    /// The best move for the side to move, if the search found one.
+    pub best: Option<Point>,
+    /// Its score, for the side to move (even when the search found nothing).
+    pub score: Score,
+    /// The same score for black.
+    pub black_value: i32,
+}
+
+/// Judges `board` with `side` to move within `limits` (one line, whatever `limits` asks).
+pub fn judge(
+    engine: &mut Engine,
+    board: &Board,
+    rule: Rule,
+    side: Color,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> Judgement {
+    let lines = playable_lines(engine, board, rule, side, limits, 1, stop);
+    let first = lines.first();
+    let score = first.map_or(Score::Eval(0), |l| l.score);
+    let value = score.value();
+    Judgement {
+        best: first.and_then(|l| l.moves.first().copied()),
+        score,
+        black_value: if side == Color::Black { value } else { -value },
+    }
+}
+
+/// The swap or swap2 choice for a position black stands `black_value` in: two more stones when
+/// the position is balanced and they may be placed, else the better side (black when even).
+pub fn choice(black_value: i32, may_place_two: bool) -> Choice {
+    if may_place_two && black_value.abs() < BALANCED {
+        Choice::PlaceTwo
+    } else if black_value >= 0 {
+        Choice::Black
+    } else {
+        Choice::White
+    }
+}
+
+/// Whether the computer, playing `own`, takes a draw in a position black stands `black_value`
+/// in: yes unless it stands clearly better.
+pub fn accepts_draw(own: Color, black_value: i32) -> bool {
+    let own_value = if own == Color::Black {
+        black_value
+    } else {
+        -black_value
+    };
+    own_value <= DRAW_DECLINE_ABOVE
+}
+
+/// One of the first three stones of an opening the computer places by rule of thumb (swap,
+/// swap2, beginner): the centre, a stone beside it (straight or diagonal) and a black stone near
+/// both, in the shapes of the 26 renju openings, chosen by `seed`. `None` when no shape fits.
+pub fn opening_stone(board: &Board, seed: u64) -> Option<Point> {
+    /// White's second stone: beside the centre, straight or diagonal (all the openings up to
+    /// symmetry).
+    const SECOND: [(i32, i32); 2] = [(1, 0), (1, -1)];
+    /// Black's third stone, within two points of the centre.
+    const THIRD: [(i32, i32); 12] = [
+        (0, -1),
+        (1, -1),
+        (2, 0),
+        (2, -1),
+        (0, -2),
+        (1, -2),
+        (2, -2),
+        (-1, -1),
+        (0, 1),
+        (1, 1),
+        (2, 1),
+        (-1, 0),
+    ];
+    let c = board.size().center();
+    let pick = |options: &[(i32, i32)], k: u64| {
+        // A mixed seed, so that neighbouring seeds start at different shapes.
+        let start = (seed.wrapping_mul(6364136223846793005).wrapping_add(k) >> 33) as usize;
+        (0..options.len())
+            .map(|i| options[(start + i) % options.len()])
+            .map(|(dx, dy)| c.offset(dx, dy))
+            .find(|&p| board.contains(p) && board.is_empty_at(p))
+    };
+    match board.stone_count() {
+        0 => Some(c),
+        1 => pick(&SECOND, 1),
+        _ => pick(&THIRD, 2),
+    }
+}
+
+/// The next of the two stones placed in swap2 to keep the balance, `side` to place it: white's
+/// best stone, then the black stone among black's best that leaves the position closest to even.
+pub fn balancing_stone(
+    engine: &mut Engine,
+    board: &Board,
+    rule: Rule,
+    side: Color,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> Option<Point> {
+    if side == Color::White {
+        return judge(engine, board, rule, side, limits, stop).best;
+    }
+    let lines = playable_lines(engine, board, rule, side, limits, BALANCING_LINES, stop);
+    lines
+        .iter()
+        .filter(|l| !l.score.is_decisive())
+        .min_by_key(|l| l.score.value().abs())
+        .or(lines.first())
+        .and_then(|l| l.moves.first().copied())
+}
+
+/// The three stones (black, white, black) near the centre that the engine finds closest to even
+/// with white to move: the swap2 opener's stones when the opponent picks a side next. Each
+/// candidate gets `limits` (the caller divides its time); `on_candidate` hears each one judged.
+pub fn balanced_opening(
+    engine: &mut Engine,
+    size: BoardSize,
+    rule: Rule,
+    limits: &Limits,
+    stop: &AtomicBool,
+    on_candidate: &mut dyn FnMut(&[Point], Score),
+) -> Vec<Point> {
+    let centre = size.center();
+    let mut best: Option<(i32, Vec<Point>)> = None;
+    for pts in balanced_opening_candidates(size) {
+        let mut board = Board::new(size);
+        for (i, &p) in pts.iter().enumerate() {
+            board.place(p, Color::of_ply(i)).ok();
+        }
+        let lines = playable_lines(engine, &board, rule, Color::White, limits, 1, stop);
+        let imbalance = lines.first().map_or(i32::MAX, |l| l.score.value().abs());
+        if let Some(l) = lines.first() {
+            on_candidate(&pts, l.score);
+        }
+        if best.as_ref().is_none_or(|(v, _)| imbalance < *v) {
+            best = Some((imbalance, pts));
+        }
+    }
+    // Every board is at least 5x5, so the first shape (within two points of the centre)
+    // always fits; the literal is only for the type checker.
+    best.map(|(_, pts)| pts)
+        .unwrap_or_else(|| vec![centre, centre.offset(1, -1), centre.offset(2, 0)])
+}
+
+/// How many candidates `balanced_opening` judges on a board of `size` (for dividing time).
+pub fn balanced_opening_candidates(size: BoardSize) -> Vec<Vec<Point>> {
+    const SHAPES: [[(i32, i32); 3]; 6] = [
+        [(0, 0), (1, -1), (2, 0)],
+        [(0, 0), (0, 1), (2, 2)],
+        [(0, 0), (1, 1), (-1, 2)],
+        [(0, 0), (2, 0), (1, 2)],
+        [(0, 0), (-1, 1), (2, 1)],
+        [(0, 0), (3, 0), (1, 1)],
+    ];
+    let centre = size.center();
+    SHAPES
+        .iter()
+        .map(|shape| {
+            shape
+                .iter()
+                .map(|&(dx, dy)| centre.offset(dx, dy))
+                .collect::<Vec<_>>()
+        })
+        .filter(|pts| pts.iter().all(|&p| size.contains(p)))
+        .collect()
+}
+
+/// Whether `side` may play `p` on `board` under `rule`.
+pub fn playable(board: &Board, rule: Rule, side: Color, p: Point) -> bool {
+    board.contains(p)
+        && board.is_empty_at(p)
+        && !(rule.has_forbidden() && side == Color::Black && forbidden(board, p).is_some())
+}
+
+/// The search's lines whose first move `side` may play: a decision never rests on a move the
+/// rules refuse.
+fn playable_lines(
+    engine: &mut Engine,
+    board: &Board,
+    rule: Rule,
+    side: Color,
+    limits: &Limits,
+    multipv: usize,
+    stop: &AtomicBool,
+) -> Vec<Line> {
+    let limits = Limits { multipv, ..*limits };
+    engine
+        .search(board, rule, side, &limits, stop, &mut |_| {})
+        .lines
+        .into_iter()
+        .filter(|l| {
+            l.moves
+                .first()
+                .is_some_and(|&p| playable(board, rule, side, p))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengen_rules::{Game, OpeningRule};
+
+    fn limits(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn choices_follow_the_value() {
+        assert_eq!(choice(0, true), Choice::PlaceTwo);
+        assert_eq!(choice(BALANCED - 1, true), Choice::PlaceTwo);
+        assert_eq!(choice(-(BALANCED - 1), true), Choice::PlaceTwo);
+        assert_eq!(choice(BALANCED, true), Choice::Black);
+        assert_eq!(choice(-BALANCED, true), Choice::White);
+        assert_eq!(choice(0, false), Choice::Black);
+        assert_eq!(choice(-1, false), Choice::White);
+    }
+
+    #[test]
+    fn draws_are_declined_only_when_standing_better() {
+        assert!(accepts_draw(Color::Black, DRAW_DECLINE_ABOVE));
+        assert!(!accepts_draw(Color::Black, DRAW_DECLINE_ABOVE + 1));
+        assert!(accepts_draw(Color::White, DRAW_DECLINE_ABOVE + 1));
+        assert!(!accepts_draw(Color::White, -(DRAW_DECLINE_ABOVE + 1)));
+        assert!(accepts_draw(Color::White, 200));
+    }
+
+    #[test]
+    fn opening_stones_keep_the_beginner_and_swap_rules() {
+        for opening in [OpeningRule::Beginner, OpeningRule::Swap, OpeningRule::Swap2] {
+            for seed in [0_u64, 1, 2, 3, 1 << 33, 5 << 33, u64::MAX] {
+                let mut game = Game::with_opening(BoardSize::STANDARD, Rule::Freestyle, opening);
+                for _ in 0..3 {
+                    let p = opening_stone(game.board(), seed).expect("a stone");
+                    game.play(p).expect("the opening allows it");
+                }
+                let c = BoardSize::STANDARD.center();
+                assert!(game.board().stones().all(|(p, _)| p.chebyshev(c) <= 2));
+            }
+        }
+    }
+
+    #[test]
+    fn a_won_position_is_no_choice_and_no_draw() {
+        // Black has an open four: black is the side to take, and no draw for black.
+        let board = Board::from_rows(&[
+            ".........",
+            ".........",
+            ".........",
+            "..XXXX...",
+            "....O....",
+            "....O....",
+            "....O....",
+            ".........",
+            ".........",
+        ])
+        .expect("a board");
+        let mut engine = Engine::new(1);
+        let stop = AtomicBool::new(false);
+        let j = judge(
+            &mut engine,
+            &board,
+            Rule::Freestyle,
+            Color::White,
+            &limits(20_000),
+            &stop,
+        );
+        assert!(j.score.is_decisive() && j.black_value > BALANCED);
+        assert_eq!(choice(j.black_value, true), Choice::Black);
+        assert!(!accepts_draw(Color::Black, j.black_value));
+        assert!(accepts_draw(Color::White, j.black_value));
+    }
+
+    #[test]
+    fn balancing_stones_are_playable_and_balanced_openings_fit() {
+        let size = BoardSize::STANDARD;
+        let mut engine = Engine::new(1);
+        let stop = AtomicBool::new(false);
+        let opening = balanced_opening(
+            &mut engine,
+            size,
+            Rule::Renju,
+            &limits(5_000),
+            &stop,
+            &mut |pts, _| assert_eq!(pts.len(), 3),
+        );
+        assert!(balanced_opening_candidates(size).contains(&opening));
+        let mut board = Board::new(size);
+        for (i, &p) in opening.iter().enumerate() {
+            board.place(p, Color::of_ply(i)).expect("free");
+        }
+        for side in [Color::White, Color::Black] {
+            let p = balancing_stone(
+                &mut engine,
+                &board,
+                Rule::Renju,
+                side,
+                &limits(5_000),
+                &stop,
+            )
+            .expect("a stone");
+            assert!(playable(&board, Rule::Renju, side, p));
+            board.place(p, side).expect("free");
+        }
+    }
+}
