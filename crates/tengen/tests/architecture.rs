@@ -37,18 +37,12 @@ fn allowed_by_the_table(text: &str) -> Vec<(String, BTreeSet<String>)> {
     rows
 }
 
-/// Each workspace crate with the workspace crates it depends on (normal and build
-/// dependencies; dev-dependencies are the tests' business).
-fn workspace_dependencies(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+/// `cargo metadata` of the workspace at `root` (offline), with `extra` arguments, as JSON.
+fn cargo_metadata(root: &Path, extra: &[&str]) -> serde_json::Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .args(extra)
         .current_dir(root)
         .output()
         .expect("cargo metadata runs");
@@ -57,7 +51,13 @@ fn workspace_dependencies(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
         "cargo metadata failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// Each workspace crate with the workspace crates it depends on (normal and build
+/// dependencies; dev-dependencies are the tests' business).
+fn workspace_dependencies(root: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let meta = cargo_metadata(root, &["--no-deps"]);
     let packages = meta["packages"].as_array().expect("packages");
     let ours: BTreeSet<String> = packages
         .iter()
@@ -182,19 +182,7 @@ fn the_brain_the_client_and_the_match_runner_build_only_what_they_need() {
         .lines()
         .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
         .expect("rustc names its host");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .args(["--filter-platform", &host])
-        .current_dir(&root)
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let meta = cargo_metadata(&root, &["--filter-platform", &host]);
     // The server's stack: a brain binary or a client that builds it has taken a wrong turn.
     let server_stack = ["tengen-server", "axum", "sqlx"];
     for package in [
