@@ -3,12 +3,13 @@
 //! him. The file lists every move that holds (checked by a VCF of 20 fours and a 400,000-node
 //! search of the opponent's side, see `examples/defence_positions.rs`).
 //!
-//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 18 of 23 at
-//! 200,000 nodes (16 before the leaf VCF looked 20 fours deep, 13 before forks entered the
-//! evaluation, 9 before the exact open-three defence), so the test keeps that floor, at least
-//! three quarters, and prints every position it does not hold; raise it as the defence
-//! improves. In some of the positions the engine proves every move lost to threats deeper than
-//! the set's own check sees, so not all of the listed holds may be real.
+//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 20 of 23 at
+//! 200,000 nodes (19 before the pruning where no threat can hide, 18 in earlier builds, 16
+//! before the leaf VCF looked 20 fours deep, 13 before forks entered the evaluation, 9 before
+//! the exact open-three defence), so the test keeps that floor and prints every position it
+//! does not hold; raise it as the defence improves. In some of the positions the engine proves
+//! every move lost to threats deeper than the set's own check sees, so not all of the listed
+//! holds may be real.
 
 use std::sync::atomic::AtomicBool;
 
@@ -17,6 +18,9 @@ use tengen_rules::{BoardSize, Game, Rule, parse_point, point_name};
 
 /// Nodes the engine gets for each position.
 const NODES: u64 = 200_000;
+
+/// How many positions the engine holds today: the floor the test keeps.
+const HOLD_AT_LEAST: usize = 20;
 
 struct Case {
     rule: Rule,
@@ -78,7 +82,7 @@ fn holds_against_prepared_attacks() {
     let held = cases.len() - failed.len();
     eprintln!("held {held} of {}", cases.len());
     assert!(
-        held * 4 >= cases.len() * 3,
+        held >= HOLD_AT_LEAST,
         "held {held} of {}:\n{}",
         cases.len(),
         failed.join("\n")
