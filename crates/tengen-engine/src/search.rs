@@ -7,8 +7,7 @@ use std::time::Instant;
 use tengen_rules::{Color, Rule};
 
 use crate::eval::{EvalWeights, evaluate};
-use crate::pattern::Pat;
-use crate::position::{Position, Sq};
+use crate::position::{Combo, Position, Sq};
 use crate::threat::{Info, info};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
 use crate::{Limits, Line, Score, SearchInfo};
@@ -161,21 +160,7 @@ fn flex_four_with_stone(pos: &Position, f: Sq, c: Color, sq: Sq, stone: Color) -
             break;
         }
     }
-    let mut fours = 0;
-    let mut open_four = false;
-    for p in pats {
-        match p {
-            Pat::Five => return false,
-            Pat::FourOpen => {
-                fours += 1;
-                open_four = true;
-            }
-            Pat::FourDouble => fours += 2,
-            Pat::Four => fours += 1,
-            _ => {}
-        }
-    }
-    open_four || fours >= 2
+    Combo::of(pats, false) == Combo::FlexFour
 }
 
 fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
@@ -391,11 +376,11 @@ impl<'a> Searcher<'a> {
             return 0;
         }
         // Step 4: the transposition table: a deep enough result ends the node outside PV lines.
+        let pv_node = beta - alpha > 1;
         let key = self.pos.hash();
         let tt_move = match self.tt.probe(key) {
             Some(e) => {
                 let score = from_tt(e.score, ply);
-                let pv_node = beta - alpha > 1;
                 if !pv_node && e.depth as i32 >= depth {
                     let cut = match e.bound {
                         Bound::Exact => true,
@@ -426,7 +411,6 @@ impl<'a> Searcher<'a> {
         // not forced, and no point that makes a four-three or a double three), a node off the
         // principal variation may end on its static evaluation. Any attack the opponent could
         // start takes him two moves at least, which the evaluation's fork terms weigh.
-        let pv_node = beta - alpha > 1;
         if !pv_node
             && ply > 0
             && forced == Forced::No
