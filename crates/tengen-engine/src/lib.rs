@@ -29,6 +29,7 @@ mod eval;
 #[doc(hidden)]
 pub mod features;
 mod level;
+pub mod opening_set;
 mod pattern;
 mod position;
 mod search;

@@ -110,16 +110,19 @@ pub enum OpeningSource {
     None,
     /// These openings, in turn.
     List(Vec<Opening>),
-    /// A new random balanced opening for every pair of games.
+    /// A new random opening near the centre for every pair of games (not judged for balance:
+    /// see `balanced` in [`OpeningSource::from_arg`]).
     Random,
 }
 
 impl OpeningSource {
-    /// Reads `--openings`: `renju26`, `random`, or a file (see [`openings::parse_openings`]).
+    /// Reads `--openings`: `balanced`, `renju26`, `random`, or a file (see
+    /// [`openings::parse_openings`]).
     pub fn from_arg(arg: &str, size: BoardSize, rule: Rule) -> Result<OpeningSource, MatchError> {
         match arg {
             "none" => Ok(OpeningSource::None),
             "random" => Ok(OpeningSource::Random),
+            "balanced" => Ok(OpeningSource::List(openings::balanced(size, rule)?)),
             "renju26" => Ok(OpeningSource::List(openings::renju26(size, rule)?)),
             path => {
                 let text = std::fs::read_to_string(path).map_err(|source| MatchError::Io {

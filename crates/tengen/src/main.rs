@@ -37,6 +37,8 @@ enum Command {
     Bench(BenchArgs),
     /// Play engines against each other: matches, round robins, gauntlets, SPRT.
     Match(MatchArgs),
+    /// Print random openings the engine judges balanced, one a line, for `match --openings`.
+    Openings(OpeningsArgs),
     /// Play a seat of an online game with the engine or a Gomocup brain.
     Bot(BotArgs),
     /// Load-test a server's online play: N games at once of random moves, over loopback.
@@ -66,6 +68,25 @@ struct AnalyzeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(clap::Args)]
+struct OpeningsArgs {
+    /// The rule the openings are judged under.
+    #[arg(long, default_value = "freestyle")]
+    rule: Rule,
+    /// Board size: 15, 20 or WxH.
+    #[arg(long, default_value = "15")]
+    size: BoardSize,
+    /// How many openings.
+    #[arg(long, default_value_t = 100)]
+    count: u32,
+    /// Seed of the first opening (the next ones take the following seeds).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The search budget that judges each candidate.
+    #[arg(long, default_value_t = tengen_engine::opening_set::JUDGE_NODES)]
+    nodes: u64,
 }
 
 #[derive(clap::Args)]
@@ -107,6 +128,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => analyze(args),
         Command::Bench(args) => bench(args),
         Command::Match(args) => run_match(args),
+        Command::Openings(args) => openings(args),
         Command::Bot(args) => bot(args),
         Command::Loadtest(args) => loadtest(args),
     }
@@ -337,6 +359,40 @@ fn bench(args: BenchArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn openings(args: OpeningsArgs) -> ExitCode {
+    use std::sync::atomic::AtomicBool;
+    let stop = AtomicBool::new(false);
+    let centre = args.size.center();
+    for k in 0..u64::from(args.count) {
+        // A fresh engine for each opening, so that each line depends on its seed alone.
+        let mut engine = tengen_engine::Engine::new(1);
+        let seed = args.seed.wrapping_add(k);
+        let Some(o) = tengen_engine::opening_set::balanced_random_opening(
+            &mut engine,
+            args.size,
+            args.rule,
+            seed,
+            args.nodes,
+            &stop,
+        ) else {
+            eprintln!("tengen openings: no balanced opening found from seed {seed}");
+            return ExitCode::FAILURE;
+        };
+        // Piskvork's offsets from the centre, y down, as `match --openings FILE` reads them.
+        let offsets: Vec<String> = o
+            .moves
+            .iter()
+            .map(|p| format!("{},{}", p.x - centre.x, p.y - centre.y))
+            .collect();
+        println!(
+            "{}  # seed {seed}, black {:+}",
+            offsets.join(", "),
+            o.black_value
+        );
+    }
+    ExitCode::SUCCESS
+}
+
 /// Prints a command's result as JSON or text; a failure to read or replay the record exits 2.
 fn report<T: serde::Serialize>(
     command: &str,
@@ -416,8 +472,9 @@ struct MatchArgs {
     /// A draw after this many moves (stones on the board, the opening's included).
     #[arg(long)]
     maxmoves: Option<u32>,
-    /// renju26, random, or a file (Piskvork offsets `dx,dy, ...` or move lists `h8 i9`, one
-    /// opening a line); each opening is played twice, colours swapped.
+    /// balanced (100 openings judged even by the engine, see `tengen openings`), renju26,
+    /// random (near the centre, not judged), or a file (Piskvork offsets `dx,dy, ...` or move
+    /// lists `h8 i9`, one opening a line); each opening is played twice, colours swapped.
     #[arg(long)]
     openings: Option<String>,
     /// Apply a random symmetry of the board to each opening.
