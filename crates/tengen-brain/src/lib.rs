@@ -828,7 +828,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         let engine = self.engine_for_search();
         let tc = self.time_control();
         let level = self.settings.level;
-        let mut limits = level.limits(tc.budget());
+        let mut limits = level.limits(tc.plan());
         if let Some(n) = self.settings.max_node {
             limits.nodes = Some(limits.nodes.map_or(n, |m| m.min(n)));
         }

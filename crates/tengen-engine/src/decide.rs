@@ -36,6 +36,7 @@ pub fn judgement_limits(level: Level) -> Limits {
         nodes: Some(nodes),
         depth: None,
         multipv: 1,
+        ..Limits::default()
     }
 }
 

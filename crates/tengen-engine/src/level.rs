@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tengen_rules::{Game, Point};
 
-use crate::{Engine, Limits, Score, TimeControl};
+use crate::{Engine, Limits, Score, TimeControl, TimePlan};
 
 /// How strongly the engine plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -59,19 +59,24 @@ impl Level {
         }
     }
 
-    /// The search limits for this level given the time the clock allows.
-    pub fn limits(self, budget: Duration) -> Limits {
+    /// The search limits for this level given the time the clock allows (see
+    /// [`TimeControl::plan`]).
+    pub fn limits(self, plan: TimePlan) -> Limits {
+        // A soft limit only where time saved on one move can be spent on another.
+        let soft = |t: Duration| (plan.soft < plan.hard).then_some(t);
         match self {
             Level::Beginner => Limits {
                 depth: Some(2),
                 nodes: Some(20_000),
-                time: Some(budget.min(Duration::from_millis(250))),
+                time: Some(plan.hard.min(Duration::from_millis(250))),
+                soft_time: None,
                 multipv: 4,
             },
             Level::Intermediate => Limits {
                 depth: Some(4),
                 nodes: Some(60_000),
-                time: Some(budget.min(Duration::from_millis(250))),
+                time: Some(plan.hard.min(Duration::from_millis(250))),
+                soft_time: None,
                 multipv: 2,
             },
             // The master's search with a quarter of its time (at most 1.5 s) and at most ten
@@ -80,13 +85,15 @@ impl Level {
             Level::Expert => Limits {
                 depth: Some(10),
                 nodes: None,
-                time: Some((budget / 4).min(Duration::from_millis(1500))),
+                time: Some((plan.hard / 4).min(Duration::from_millis(1500))),
+                soft_time: soft((plan.soft / 4).min(Duration::from_millis(1500))),
                 multipv: 1,
             },
             Level::Master => Limits {
                 depth: None,
                 nodes: None,
-                time: Some(budget),
+                time: Some(plan.hard),
+                soft_time: soft(plan.soft),
                 multipv: 1,
             },
         }
@@ -180,7 +187,7 @@ impl Engine {
         stop: &AtomicBool,
     ) -> Option<Point> {
         let mut rng = Rng::new(seed.wrapping_add(game.moves().len() as u64));
-        let limits = level.limits(tc.budget());
+        let limits = level.limits(tc.plan());
         // The beginner, one time in four, looks only at its own chances, as a person who has
         // not seen the opponent's open three (it still takes a five and blocks a four).
         if level == Level::Beginner && rng.below(4) == 0 {

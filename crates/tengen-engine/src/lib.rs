@@ -44,7 +44,7 @@ use tengen_rules::{Board, Color, Game, Point, Rule};
 
 pub use eval::{EvalWeights, WeightsError};
 pub use level::Level;
-pub use time::TimeControl;
+pub use time::{TimeControl, TimePlan};
 pub use tt::TableSizeError;
 
 use position::Position;
@@ -55,6 +55,9 @@ use search::{Searcher, WIN, WIN_BOUND};
 pub struct Limits {
     /// Stop after this long.
     pub time: Option<Duration>,
+    /// Start no new iteration after about this long: stretched while the best move is
+    /// unsettled, shortened once it holds (see [`TimeControl::plan`]). `None`: use `time` alone.
+    pub soft_time: Option<Duration>,
     /// Stop after this many nodes.
     pub nodes: Option<u64>,
     /// Search no deeper than this many plies (before extensions).

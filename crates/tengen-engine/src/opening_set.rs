@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use tengen_rules::{Board, BoardSize, Color, Point, Rule};
 
 use crate::decide::{BALANCED, judge, playable};
+use crate::level::Rng;
 use crate::{Engine, Limits};
 
 /// The search budget that judges each candidate.
@@ -18,23 +19,6 @@ pub const JUDGE_NODES: u64 = 100_000;
 
 /// How many candidates are tried before giving up on one opening.
 const MAX_TRIES: usize = 400;
-
-/// A small seedable generator (SplitMix64), so an opening set is a pure function of its seed.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A balanced opening with its judgement.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +52,7 @@ pub fn balanced_random_opening(
     judge_nodes: u64,
     stop: &AtomicBool,
 ) -> Option<JudgedOpening> {
-    let mut rng = SplitMix(seed);
+    let mut rng = Rng::new(seed);
     let centre = size.center();
     let limits = Limits {
         nodes: Some(judge_nodes),
@@ -96,7 +80,7 @@ pub fn balanced_random_opening(
 // `count` stones, black on the centre, the rest within `radius` of it, each playable for its
 // colour under `rule`.
 fn random_board(
-    rng: &mut SplitMix,
+    rng: &mut Rng,
     size: BoardSize,
     rule: Rule,
     centre: Point,

@@ -202,6 +202,8 @@ pub(crate) struct Searcher<'a> {
     pub deepest: Option<(u32, Line)>,
     /// A pass (null move) is on the line being searched: no second one below it.
     null_before: bool,
+    /// How many moves the root's last iteration had to choose from.
+    root_moves: usize,
 }
 
 /// How far the VCF at the leaves looks, in attacker fours. Most leaves have no four to make and
@@ -259,6 +261,7 @@ impl<'a> Searcher<'a> {
             main_done: None,
             deepest: None,
             null_before: false,
+            root_moves: 0,
         }
     }
 
@@ -946,6 +949,7 @@ impl<'a> Searcher<'a> {
                 return self.fallback();
             }
         }
+        let mut settled = Settled::default();
         for depth in 1..=max_depth {
             // Helpers spread over depths: every other helper skips every other iteration, so
             // the threads run ahead of one another and fill the table for each other.
@@ -1012,6 +1016,19 @@ impl<'a> Searcher<'a> {
             // A proven result needs no deeper look.
             if !best_lines.is_empty() && best_lines.iter().all(|l| l.score.is_decisive()) {
                 break;
+            }
+            // Step T: under a game clock (a soft limit), the next iteration starts only while
+            // the time used is below the soft limit, scaled by how settled the search is: a
+            // move with no alternative is played at once, a best move that has held for three
+            // iterations gets less time, one that just changed or whose score just fell gets
+            // more (the hard limit, checked at every node, still bounds it).
+            if let (Some(soft), 0, Some(line)) =
+                (self.limits.soft_time, self.helper_id, best_lines.first())
+            {
+                let scale = settled.update(line, self.root_moves);
+                if self.start.elapsed().as_secs_f64() >= soft.as_secs_f64() * scale {
+                    break;
+                }
             }
             // Time: the next iteration starts whenever time is left. Cut short, it still counts
             // once its first move (the previous best) has finished, above, so the rest of the
@@ -1080,6 +1097,9 @@ impl<'a> Searcher<'a> {
         if moves.is_empty() {
             return -INF;
         }
+        if excluded.is_empty() {
+            self.root_moves = moves.len();
+        }
         if let Some(e) = self.tt.probe(self.pos.hash()) {
             if let Some(m) = moves.iter_mut().find(|m| m.0 as u32 == e.best) {
                 m.1 += 1 << 24;
@@ -1128,6 +1148,51 @@ impl<'a> Searcher<'a> {
         alpha
     }
 }
+
+/// Step T's view of how settled the root is, iteration after iteration.
+#[derive(Default)]
+struct Settled {
+    best: Option<tengen_rules::Point>,
+    score: Option<i32>,
+    /// Iterations in a row that confirmed the best move (0 when just found).
+    held: u32,
+}
+
+impl Settled {
+    /// How much of the soft limit the search may use, after an iteration that found `line`
+    /// among `root_moves` moves.
+    fn update(&mut self, line: &Line, root_moves: usize) -> f64 {
+        if root_moves <= 1 {
+            return 0.0;
+        }
+        let best = line.moves.first().copied();
+        let score = line.score.internal();
+        let changed = self.best.is_some() && best != self.best;
+        let fell = self.score.is_some_and(|old| score < old - SCORE_FALL);
+        self.held = if changed || self.best.is_none() {
+            0
+        } else {
+            self.held + 1
+        };
+        self.best = best;
+        self.score = Some(score);
+        let mut scale = if changed {
+            1.6
+        } else if self.held >= 3 {
+            0.6
+        } else {
+            1.0
+        };
+        if fell {
+            scale *= 1.4;
+        }
+        scale
+    }
+}
+
+/// A fall of the root's score by more than this from one iteration to the next buys Step T
+/// more time (an open three weighs about 20).
+const SCORE_FALL: i32 = 30;
 
 /// Step 7's breadth: how many quiet moves a node with `depth` plies left looks at. Measured in
 /// self-play at 200 ms a move against 8 + 4 per ply: under freestyle 6 + 3 per ply scored
@@ -1188,6 +1253,27 @@ mod tests {
         *seed ^= *seed >> 7;
         *seed ^= *seed << 17;
         *seed
+    }
+
+    #[test]
+    fn the_time_scale_follows_how_settled_the_root_is() {
+        let line = |x: i32, score: i32| Line {
+            moves: vec![tengen_rules::Point::new(x, 7)],
+            score: Score::Eval(score),
+        };
+        let mut settled = Settled::default();
+        assert_eq!(settled.update(&line(7, 10), 20), 1.0);
+        assert_eq!(settled.update(&line(7, 12), 20), 1.0);
+        assert_eq!(settled.update(&line(7, 12), 20), 1.0);
+        // Held for three iterations: less time.
+        assert_eq!(settled.update(&line(7, 11), 20), 0.6);
+        // A new best move: more time; a new one whose score fell too: more still.
+        assert_eq!(settled.update(&line(8, 11), 20), 1.6);
+        assert_eq!(settled.update(&line(9, 11 - SCORE_FALL - 1), 20), 1.6 * 1.4);
+        // The same move, its score falling: more than a settled move gets.
+        assert_eq!(settled.update(&line(9, -100), 20), 1.4);
+        // One move to choose from: none.
+        assert_eq!(settled.update(&line(9, -100), 1), 0.0);
     }
 
     /// The table read of the open-three defence test agrees with playing the stone and looking

@@ -43,4 +43,48 @@ impl TimeControl {
         }
         Duration::from_millis(ms.max(10))
     }
+
+    /// The time plan for the next move: `soft`, the time a search expects to take, which it
+    /// stretches when the best move keeps changing or the score falls and shortens when the
+    /// best move has held for several iterations or only one move is legal; and `hard`, the
+    /// most it may take, which it never passes. With a per-move limit alone there is no clock
+    /// to save time for, so both are the whole turn (less the margin). With a game clock, the
+    /// hard limit is up to three times the share, never more than a fifth of what is left.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tengen_engine::TimeControl;
+    /// let turn = TimeControl { per_move: Some(500), left: None, increment: 0 };
+    /// assert_eq!(turn.plan().soft, turn.plan().hard);
+    /// let game = TimeControl { per_move: Some(30_000), left: Some(100_000), increment: 0 };
+    /// let plan = game.plan();
+    /// assert_eq!(plan.soft, Duration::from_millis(4_000));
+    /// assert_eq!(plan.hard, Duration::from_millis(12_000));
+    /// ```
+    pub fn plan(&self) -> TimePlan {
+        let soft = self.budget();
+        let Some(left) = self.left else {
+            return TimePlan { soft, hard: soft };
+        };
+        let mut hard = (soft * 3).min(Duration::from_millis(left / 5)).max(soft);
+        if let Some(turn) = self.per_move {
+            hard = hard.min(Duration::from_millis(
+                turn.saturating_sub((turn / 10).max(80)).max(10),
+            ));
+        }
+        TimePlan {
+            soft: soft.min(hard),
+            hard,
+        }
+    }
+}
+
+/// How long one move's search expects to take and may take at most (see
+/// [`TimeControl::plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimePlan {
+    /// The expected time, stretched or shortened by how settled the search is.
+    pub soft: Duration,
+    /// Never passed.
+    pub hard: Duration,
 }

@@ -234,3 +234,65 @@ fn the_unbounded_board_ends_at_its_coordinate_bound() {
         result.score()
     );
 }
+
+/// The game after `moves` (renju names) on 15x15.
+fn game_from(rule: Rule, moves: &str) -> Game {
+    let mut game = Game::new(BoardSize::STANDARD, rule);
+    for m in moves.split_whitespace() {
+        let p = tengen_rules::parse_point(BoardSize::STANDARD, m).expect("a point");
+        game.play(p).expect("legal");
+    }
+    game
+}
+
+/// The depths a search reports under `limits`.
+fn depths_reported(game: &Game, limits: &Limits) -> Vec<u32> {
+    let mut depths = Vec::new();
+    Engine::new(8).search_game(game, limits, &AtomicBool::new(false), &mut |info| {
+        depths.push(info.depth)
+    });
+    depths
+}
+
+#[test]
+fn a_soft_limit_ends_the_search_between_iterations() {
+    let game = game_from(Rule::Freestyle, "h8 i9 g7 i7 i8 h9");
+    let deep = Limits {
+        depth: Some(5),
+        time: Some(Duration::from_secs(600)),
+        ..Limits::default()
+    };
+    assert_eq!(depths_reported(&game, &deep), [1, 2, 3, 4, 5]);
+    // A soft limit already used up: the first iteration is the last.
+    let soft = Limits {
+        soft_time: Some(Duration::ZERO),
+        ..deep
+    };
+    assert_eq!(depths_reported(&game, &soft), [1]);
+    // A generous soft limit changes nothing.
+    let generous = Limits {
+        soft_time: Some(Duration::from_secs(600)),
+        ..deep
+    };
+    assert_eq!(depths_reported(&game, &generous), [1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn a_lone_legal_reply_is_played_after_one_iteration_under_a_game_clock() {
+    // White must block black's four at l8 (or lose): the only move worth a look.
+    let game = game_from(Rule::Freestyle, "h8 g8 i8 a1 j8 a2 k8");
+    let limits = Limits {
+        depth: Some(6),
+        time: Some(Duration::from_secs(600)),
+        soft_time: Some(Duration::from_secs(600)),
+        ..Limits::default()
+    };
+    let depths = depths_reported(&game, &limits);
+    assert_eq!(depths, [1], "one legal reply searched deeper: {depths:?}");
+    // With no game clock to save time for, the search goes on as asked.
+    let no_soft = Limits {
+        soft_time: None,
+        ..limits
+    };
+    assert!(depths_reported(&game, &no_soft).len() > 1);
+}

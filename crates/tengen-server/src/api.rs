@@ -1186,6 +1186,7 @@ async fn begin_analysis(
         nodes: None,
         depth: None,
         multipv,
+        ..Limits::default()
     };
     Ok((s.game.clone(), stop, limits))
 }

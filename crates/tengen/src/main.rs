@@ -328,6 +328,7 @@ fn analyze(args: AnalyzeArgs) -> ExitCode {
         nodes: args.nodes,
         depth: args.depth,
         multipv: args.multipv,
+        soft_time: None,
     };
     let threads = args.threads.map_or_else(
         || {
