@@ -299,7 +299,7 @@ impl CreateRequest {
             .parse()
             .map_err(bad)?;
         let clock = self.clock.unwrap_or_default();
-        crate::session::check_clock(clock)?;
+        crate::clock::check_clock(clock)?;
         let player = crate::text::clean(self.player.as_deref().unwrap_or(""));
         if player.chars().count() > 40 {
             return Err(ApiError::BadRequest(

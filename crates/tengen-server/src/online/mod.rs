@@ -390,7 +390,7 @@ impl Online {
     pub async fn create(&self, req: wire::CreateGame) -> Result<wire::Seated, ApiError> {
         let bad = |e: String| ApiError::BadRequest(e);
         let clock = req.clock.unwrap_or_default();
-        crate::session::check_clock(clock)?;
+        crate::clock::check_clock(clock)?;
         let forbidden_loses = match req.forbidden.as_deref().unwrap_or("lose") {
             "lose" => true,
             "refuse" => false,
