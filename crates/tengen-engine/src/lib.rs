@@ -42,7 +42,7 @@ use std::time::Duration;
 use tengen_rules::{Board, Color, Game, Point, Rule};
 
 pub use eval::{EvalWeights, WeightsError};
-pub use level::Level;
+pub use level::{Level, Played};
 pub use time::TimeControl;
 pub use tt::TableSizeError;
 

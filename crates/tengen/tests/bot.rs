@@ -1,8 +1,8 @@
 //! `tengen bot` as a real process against a real server: two bots play games to their end (the
 //! server stores the outcome), follow a rematch, play a swap opening on the clock; a Gomocup
-//! brain plays through a bot; a bot declines draws and takebacks from a scripted opponent,
-//! claims the win over one who left, and fails with a clear message and a non-zero status when
-//! it cannot play. The server is `tengen serve` as a process, except for the claim, which needs
+//! brain plays through a bot; a bot declines takebacks and answers draw offers from a scripted
+//! opponent, claims the win over one who left, and fails with a clear message and a non-zero
+//! status when it cannot play. The server is `tengen serve` as a process, except for the claim, which needs
 //! a grace period shorter than `tengen serve`'s.
 
 mod common;
@@ -248,15 +248,82 @@ fn a_gomocup_brain_plays_through_the_bot() {
     assert_eq!(state["seats"][1]["name"], "pbrain-tengen (bot)");
 }
 
-/// Drives the second seat over its own WebSocket: offers a draw, asks for a takeback, then
-/// resigns. The bot declines both and wins.
-#[test]
-fn the_bot_declines_draws_and_takebacks() {
+/// Plays `seat` of game `id` over its own WebSocket with `token`: at each of its turns with no
+/// request open, the next of `steps` (`move` to the first empty point, `draw`, `takeback`,
+/// `resign`), until the game is over or the steps run out. How many steps it took, and the
+/// server's notices.
+fn scripted_opponent(
+    server: &TestServer,
+    id: &str,
+    token: &str,
+    seat: &str,
+    steps: &[&str],
+) -> (usize, Vec<String>) {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
 
-    let server = TestServer::start();
-    let seated = create(&server, json!({"listed": false}));
+    let ws_url = format!(
+        "ws://{}/api/online/{id}/ws",
+        server.base.trim_start_matches("http://")
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async move {
+        let (mut ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
+            .await
+            .expect("WebSocket opens");
+        let send = |v: Value| Message::text(v.to_string());
+        ws.send(send(json!({"type": "hello", "token": token})))
+            .await
+            .expect("hello");
+        let mut step = 0;
+        let mut notices = Vec::new();
+        // A hang guard: the bots' games take seconds.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(deadline, ws.next()).await {
+            let Message::Text(text) = frame else { continue };
+            let msg: Value = serde_json::from_str(text.as_str()).expect("JSON frame");
+            match msg["type"].as_str() {
+                Some("notice") => notices.push(msg["text"].to_string()),
+                Some("error") => panic!("refused: {msg}"),
+                Some("state") => {
+                    if msg["outcome"].is_object() || step == steps.len() {
+                        break;
+                    }
+                    let mine = msg["pending"]["kind"] == "move" && msg["pending"]["seat"] == seat;
+                    let asked = msg["request"].is_object();
+                    if !mine || asked {
+                        continue;
+                    }
+                    let points = msg["points"].as_array().expect("points").clone();
+                    let free = (0..15)
+                        .flat_map(|y| (0..15).map(move |x| json!([x, y])))
+                        .find(|p| !points.contains(p))
+                        .expect("an empty point");
+                    let next = match steps[step] {
+                        "move" => json!({"type": "move", "at": format!("{},{}", free[0], free[1])}),
+                        "resign" => json!({"type": "resign"}),
+                        kind => json!({"type": "request", "kind": kind}),
+                    };
+                    step += 1;
+                    ws.send(send(next)).await.expect("send");
+                }
+                _ => {}
+            }
+        }
+        ws.close(None).await.ok();
+        (step, notices)
+    })
+}
+
+/// Starts a bot at the beginner level for the seat of `seated`; joins the other seat for the
+/// script. The game's id and the script's token.
+fn bot_against_a_script(
+    server: &TestServer,
+    seated: &Value,
+) -> (String, String, std::process::Child) {
     let id = seated["id"].as_str().expect("id").to_string();
     let token = seated["token"].as_str().expect("token").to_string();
     let (status, joined) = server.post(&format!("/api/online/{id}/join"), json!({}));
@@ -272,70 +339,21 @@ fn the_bot_declines_draws_and_takebacks() {
         "--level",
         "beginner",
     ]);
+    let theirs = joined["token"].as_str().expect("token").to_string();
+    (id, theirs, bot)
+}
 
-    let ws_url = format!(
-        "ws://{}/api/online/{id}/ws",
-        server.base.trim_start_matches("http://")
-    );
-    let their_token = joined["token"].as_str().expect("token").to_string();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let script = runtime.block_on(async move {
-        let (mut ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
-            .await
-            .expect("WebSocket opens");
-        let send = |v: Value| Message::text(v.to_string());
-        ws.send(send(json!({"type": "hello", "token": their_token})))
-            .await
-            .expect("hello");
-        // What the client has done: 0 nothing, 1 offered a draw, 2 moved, 3 asked a takeback,
-        // 4 resigned.
-        let mut step = 0;
-        let mut notices = Vec::new();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-        while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(deadline, ws.next()).await {
-            let Message::Text(text) = frame else { continue };
-            let msg: Value = serde_json::from_str(text.as_str()).expect("JSON frame");
-            match msg["type"].as_str() {
-                Some("notice") => notices.push(msg["text"].to_string()),
-                Some("error") => panic!("refused: {msg}"),
-                Some("state") => {
-                    if msg["outcome"].is_object() {
-                        break;
-                    }
-                    let mine =
-                        msg["pending"]["kind"] == "move" && msg["pending"]["seat"] == "second";
-                    let asked = msg["request"].is_object();
-                    if !mine || asked {
-                        continue;
-                    }
-                    let points = msg["points"].as_array().expect("points").clone();
-                    let free = (0..15)
-                        .flat_map(|y| (0..15).map(move |x| json!([x, y])))
-                        .find(|p| !points.contains(p))
-                        .expect("an empty point");
-                    let next = match step {
-                        0 => json!({"type": "request", "kind": "draw"}),
-                        1 => json!({"type": "move", "at": format!("{},{}", free[0], free[1])}),
-                        2 => json!({"type": "request", "kind": "takeback"}),
-                        _ => json!({"type": "resign"}),
-                    };
-                    step += 1;
-                    ws.send(send(next)).await.expect("send");
-                }
-                _ => {}
-            }
-        }
-        ws.close(None).await.ok();
-        (step, notices)
-    });
-    let (step, notices) = script;
-    assert_eq!(
-        step, 4,
-        "the script did not reach its resignation: {notices:?}"
-    );
+/// The second seat moves, asks for a takeback, offers a draw, then resigns. The bot declines
+/// the takeback and answers the draw offer as `tengen_engine::decide` does, a position it
+/// stands better in or not (the rule itself is tested in the engine): either the game is drawn
+/// there, or the script resigns and the bot wins.
+#[test]
+fn the_bot_declines_takebacks_and_answers_draw_offers() {
+    let server = TestServer::start();
+    let seated = create(&server, json!({"listed": false}));
+    let (id, theirs, bot) = bot_against_a_script(&server, &seated);
+    let steps = ["move", "takeback", "move", "draw", "resign"];
+    let (step, notices) = scripted_opponent(&server, &id, &theirs, "second", &steps);
     let r = finish(bot, GAME_LIMIT);
     assert!(
         r.status.success(),
@@ -344,23 +362,58 @@ fn the_bot_declines_draws_and_takebacks() {
         r.stderr
     );
     assert!(
-        r.stdout.contains("declines the draw request"),
-        "{}",
-        r.stdout
-    );
-    assert!(
         r.stdout.contains("declines the takeback request"),
         "{}",
         r.stdout
     );
-    assert!(r.stdout.contains(", won)"), "{}", r.stdout);
     let (_, state) = server.get(&format!("/api/online/{id}"));
-    assert_eq!(state["outcome"]["reason"], "resignation", "{state}");
+    // Black's third stone answered the script's second move: five stones when the offer came.
     assert_eq!(
         state["moves"].as_array().expect("moves").len(),
-        3,
+        5,
         "{state}"
     );
+    if r.stdout.contains("accepts the draw request") {
+        assert_eq!(step, 4, "{notices:?}");
+        assert_eq!(state["outcome"]["reason"], "agreement", "{state}");
+    } else {
+        assert!(
+            r.stdout.contains("declines the draw request"),
+            "{}",
+            r.stdout
+        );
+        assert_eq!(
+            step, 5,
+            "the script did not reach its resignation: {notices:?}"
+        );
+        assert!(r.stdout.contains(", won)"), "{}", r.stdout);
+        assert_eq!(state["outcome"]["reason"], "resignation", "{state}");
+    }
+}
+
+/// The bot plays white; black offers a draw before its first stone. On the empty board black
+/// stands better (the first move), so the bot takes the draw.
+#[test]
+fn the_bot_takes_a_draw_it_does_not_stand_better_in() {
+    let server = TestServer::start();
+    let seated = create(&server, json!({"listed": false, "color": "white"}));
+    let (id, theirs, bot) = bot_against_a_script(&server, &seated);
+    let (step, notices) = scripted_opponent(&server, &id, &theirs, "first", &["draw"]);
+    assert_eq!(step, 1, "{notices:?}");
+    let r = finish(bot, GAME_LIMIT);
+    assert!(
+        r.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains("accepts the draw request"),
+        "{}",
+        r.stdout
+    );
+    let state = outcome(&server, &id);
+    assert_eq!(state["reason"], "agreement", "{state}");
 }
 
 /// A server in this process with a grace period of one second (`tengen serve` keeps the
