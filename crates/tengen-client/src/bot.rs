@@ -1174,6 +1174,14 @@ fn brain_move(
 mod tests {
     use super::*;
 
+    fn beginner() -> Mover {
+        Mover::Engine {
+            engine: Box::new(Engine::new(4)),
+            level: Level::Beginner,
+            seed: 1,
+        }
+    }
+
     #[test]
     fn the_engine_takes_a_colour_and_plays_a_move() {
         let pos = SeenPosition {
@@ -1183,11 +1191,7 @@ mod tests {
             points: vec![Point::new(7, 7), Point::new(8, 7), Point::new(7, 6)],
             to_move: Color::White,
         };
-        let mut mover = Mover::Engine {
-            engine: Box::new(Engine::new(4)),
-            level: Level::Beginner,
-            seed: 1,
-        };
+        let mut mover = beginner();
         let stop = AtomicBool::new(false);
         let mut job = Job {
             id: "t".into(),
@@ -1226,11 +1230,7 @@ mod tests {
             tc: TimeControl::default(),
             own: Color::White,
         };
-        let mut mover = Mover::Engine {
-            engine: Box::new(Engine::new(4)),
-            level: Level::Beginner,
-            seed: 1,
-        };
+        let mut mover = beginner();
         let stop = AtomicBool::new(false);
         assert!(matches!(
             decide(&mut mover, &job, &stop),

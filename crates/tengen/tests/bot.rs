@@ -21,6 +21,33 @@ fn create(server: &TestServer, body: Value) -> Value {
     seated
 }
 
+/// Starts a bot at the beginner level for the seat whose token it is given, with `more`
+/// arguments.
+fn beginner_bot(base: &str, id: &str, token: &str, more: &[&str]) -> std::process::Child {
+    let mut args = vec![
+        "bot", "--server", base, "--game", id, "--token", token, "--level", "beginner",
+    ];
+    args.extend_from_slice(more);
+    spawn(&args)
+}
+
+/// Waits for a bot to end (a hang guard of `GAME_LIMIT`) and checks that it ended well.
+fn finished(bot: std::process::Child) -> common::Run {
+    let r = finish(bot, GAME_LIMIT);
+    assert!(
+        r.status.success(),
+        "the bot failed\nstdout:\n{}\nstderr:\n{}",
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// Checks that a bot said `text`.
+fn said(r: &common::Run, text: &str) {
+    assert!(r.stdout.contains(text), "no {text:?} in:\n{}", r.stdout);
+}
+
 fn outcome(server: &TestServer, id: &str) -> Value {
     let (status, state) = server.get(&format!("/api/online/{id}"));
     assert_eq!(status, 200, "{state}");
@@ -34,19 +61,7 @@ fn two_bots_play_a_game_and_a_rematch_to_the_end() {
     let id = seated["id"].as_str().expect("id").to_string();
     let token = seated["token"].as_str().expect("token").to_string();
     let base = server.base.as_str();
-    let first = spawn(&[
-        "bot",
-        "--server",
-        base,
-        "--game",
-        &id,
-        "--token",
-        &token,
-        "--level",
-        "beginner",
-        "--rematch",
-        "1",
-    ]);
+    let first = beginner_bot(base, &id, &token, &["--rematch", "1"]);
     let second = spawn(&[
         "bot",
         "--server",
@@ -58,15 +73,9 @@ fn two_bots_play_a_game_and_a_rematch_to_the_end() {
         "--rematch",
         "1",
     ]);
-    let first = finish(first, GAME_LIMIT);
-    let second = finish(second, GAME_LIMIT);
+    let first = finished(first);
+    let second = finished(second);
     for (who, r) in [("first", &first), ("second", &second)] {
-        assert!(
-            r.status.success(),
-            "{who} bot failed\nstdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
         let over = r.stdout.lines().filter(|l| l.contains(" over: ")).count();
         assert_eq!(over, 2, "{who} bot should report two games:\n{}", r.stdout);
     }
@@ -123,9 +132,7 @@ fn bots_open_a_swap_game_on_the_clock() {
     let id = seated["id"].as_str().expect("id").to_string();
     let token = seated["token"].as_str().expect("token").to_string();
     let base = server.base.as_str();
-    let first = spawn(&[
-        "bot", "--server", base, "--game", &id, "--token", &token, "--level", "beginner",
-    ]);
+    let first = beginner_bot(base, &id, &token, &[]);
     let second = spawn(&[
         "bot",
         "--server",
@@ -137,16 +144,8 @@ fn bots_open_a_swap_game_on_the_clock() {
         "--name",
         "swapper",
     ]);
-    let first = finish(first, GAME_LIMIT);
-    let second = finish(second, GAME_LIMIT);
-    for r in [&first, &second] {
-        assert!(
-            r.status.success(),
-            "stdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
-    }
+    finished(first);
+    let second = finished(second);
     // The second player took the swap decision.
     assert!(
         second.stdout.contains("takes black") || second.stdout.contains("takes white"),
@@ -226,20 +225,10 @@ fn a_gomocup_brain_plays_through_the_bot() {
     let token = seated["token"].as_str().expect("token").to_string();
     let base = server.base.as_str();
     let brain = format!("{} --level beginner", common::pbrain_tengen());
-    let first = spawn(&[
-        "bot", "--server", base, "--game", &id, "--token", &token, "--level", "beginner",
-    ]);
+    let first = beginner_bot(base, &id, &token, &[]);
     let second = spawn(&["bot", "--server", base, "--game", &id, "--brain", &brain]);
-    let first = finish(first, GAME_LIMIT);
-    let second = finish(second, GAME_LIMIT);
-    for r in [&first, &second] {
-        assert!(
-            r.status.success(),
-            "stdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
-    }
+    finished(first);
+    let second = finished(second);
     assert!(second.stdout.contains("move 2: "), "{}", second.stdout);
     let (_, state) = server.get(&format!("/api/online/{id}"));
     assert!(state["outcome"].is_object(), "no outcome: {state}");
@@ -328,17 +317,7 @@ fn bot_against_a_script(
     let token = seated["token"].as_str().expect("token").to_string();
     let (status, joined) = server.post(&format!("/api/online/{id}/join"), json!({}));
     assert_eq!(status, 200, "{joined}");
-    let bot = spawn(&[
-        "bot",
-        "--server",
-        &server.base,
-        "--game",
-        &id,
-        "--token",
-        &token,
-        "--level",
-        "beginner",
-    ]);
+    let bot = beginner_bot(&server.base, &id, &token, &[]);
     let theirs = joined["token"].as_str().expect("token").to_string();
     (id, theirs, bot)
 }
@@ -354,18 +333,8 @@ fn the_bot_declines_takebacks_and_answers_draw_offers() {
     let (id, theirs, bot) = bot_against_a_script(&server, &seated);
     let steps = ["move", "takeback", "move", "draw", "resign"];
     let (step, notices) = scripted_opponent(&server, &id, &theirs, "second", &steps);
-    let r = finish(bot, GAME_LIMIT);
-    assert!(
-        r.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        r.stdout,
-        r.stderr
-    );
-    assert!(
-        r.stdout.contains("declines the takeback request"),
-        "{}",
-        r.stdout
-    );
+    let r = finished(bot);
+    said(&r, "declines the takeback request");
     let (_, state) = server.get(&format!("/api/online/{id}"));
     // Black's third stone answered the script's second move: five stones when the offer came.
     assert_eq!(
@@ -377,16 +346,12 @@ fn the_bot_declines_takebacks_and_answers_draw_offers() {
         assert_eq!(step, 4, "{notices:?}");
         assert_eq!(state["outcome"]["reason"], "agreement", "{state}");
     } else {
-        assert!(
-            r.stdout.contains("declines the draw request"),
-            "{}",
-            r.stdout
-        );
+        said(&r, "declines the draw request");
         assert_eq!(
             step, 5,
             "the script did not reach its resignation: {notices:?}"
         );
-        assert!(r.stdout.contains(", won)"), "{}", r.stdout);
+        said(&r, ", won)");
         assert_eq!(state["outcome"]["reason"], "resignation", "{state}");
     }
 }
@@ -400,18 +365,8 @@ fn the_bot_takes_a_draw_it_does_not_stand_better_in() {
     let (id, theirs, bot) = bot_against_a_script(&server, &seated);
     let (step, notices) = scripted_opponent(&server, &id, &theirs, "first", &["draw"]);
     assert_eq!(step, 1, "{notices:?}");
-    let r = finish(bot, GAME_LIMIT);
-    assert!(
-        r.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        r.stdout,
-        r.stderr
-    );
-    assert!(
-        r.stdout.contains("accepts the draw request"),
-        "{}",
-        r.stdout
-    );
+    let r = finished(bot);
+    said(&r, "accepts the draw request");
     let state = outcome(&server, &id);
     assert_eq!(state["reason"], "agreement", "{state}");
 }
@@ -475,9 +430,7 @@ fn the_bot_claims_the_win_over_an_opponent_who_left() {
     let token = seated["token"].as_str().expect("token").to_string();
     let joined = post(&format!("/api/online/{id}/join"), json!({}));
     let their_token = joined["token"].as_str().expect("token").to_string();
-    let bot = spawn(&[
-        "bot", "--server", &base, "--game", &id, "--token", &token, "--level", "beginner",
-    ]);
+    let bot = beginner_bot(&base, &id, &token, &[]);
     // The opponent comes, sees the bot's first move, and goes.
     let ws_url = format!(
         "ws://{}/api/online/{id}/ws",
@@ -506,13 +459,7 @@ fn the_bot_claims_the_win_over_an_opponent_who_left() {
             false
         });
     assert!(saw_move, "the bot never moved");
-    let r = finish(bot, GAME_LIMIT);
-    assert!(
-        r.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        r.stdout,
-        r.stderr
-    );
-    assert!(r.stdout.contains(", won)"), "{}", r.stdout);
-    assert!(r.stdout.contains("claims the win"), "{}", r.stdout);
+    let r = finished(bot);
+    said(&r, ", won)");
+    said(&r, "claims the win");
 }
