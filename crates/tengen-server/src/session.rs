@@ -1314,6 +1314,44 @@ mod tests {
     }
 
     #[test]
+    fn a_swap_openings_stones_are_timed_on_the_placers_clock_and_replay_by_colour() {
+        let mut setup = setup(Opponent::Friend);
+        setup.opening = OpeningRule::Swap;
+        setup.clock = ClockSpec::Total {
+            ms: 10_000,
+            increment_ms: 1_000,
+        };
+        let mut s = Session::new("g".into(), setup.clone(), 1);
+        let mut log = Vec::new();
+        for e in [mv(7, 7), mv(8, 7), mv(7, 6)] {
+            s.apply_live(&e).expect("legal");
+            log.push((e, s.clocks()));
+        }
+        // The first player placed all three: the second player's clock has not moved.
+        let [first, second] = s.clocks();
+        assert_eq!(second, 10_000);
+        assert!(first <= 13_000);
+        assert_eq!(s.state().clock.expect("clock").running, Some("white"));
+        // The second player takes black: no increment for a decision, and the readings, stored
+        // by colour, swap columns.
+        let choose = Event::Choose {
+            choice: "black".into(),
+        };
+        s.apply_live(&choose).expect("a decision");
+        log.push((choose, s.clocks()));
+        let [black, white] = s.clocks();
+        assert!(black <= 10_000);
+        assert_eq!(white, first);
+        // Replayed from the stored readings, the same clocks.
+        let mut r = Session::new("g".into(), setup, 1);
+        for (e, clocks) in &log {
+            r.replay(e, *clocks).expect("replays");
+        }
+        assert_eq!(r.clocks(), s.clocks());
+        assert_eq!(r.state().clock.expect("clock").running, Some("white"));
+    }
+
+    #[test]
     fn score_texts() {
         assert_eq!(score_text(Score::Win(5)), "forced win in 3");
         assert_eq!(score_text(Score::Eval(12)), "+12");

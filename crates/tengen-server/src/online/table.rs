@@ -130,7 +130,9 @@ pub enum Event {
 pub struct Stored {
     /// The change.
     pub event: Event,
-    /// Time left for the first and second seats (total clocks; zero otherwise).
+    /// Time left for the first and second seats when the next turn starts (`crate::clock`: a
+    /// per-move clock's full time, zero for a fallen flag; zeros without a clock; logs stored
+    /// before hold zeros for per-move clocks, which are not read back).
     pub clocks: [u64; 2],
 }
 
