@@ -61,9 +61,9 @@ fn classicbot() -> Option<Client> {
 
 /// Plays a whole game, `black` opening with BEGIN, each move relayed to the other with TURN;
 /// the game as the rules judge it.
-fn play(black: &mut Client, white: &mut Client, rule: Rule) -> Game {
+fn play(black: &mut Client, white: &mut Client, rule: Rule, wait: Duration) -> Game {
     let mut game = Game::new(BoardSize::STANDARD, rule);
-    let mut last = black.begin(WAIT).expect("black opens");
+    let mut last = black.begin(wait).expect("black opens");
     loop {
         if let Err(e) = game.play(last).map(|_| ()) {
             panic!("illegal move {last:?} after {:?}: {e}", game.moves());
@@ -76,7 +76,7 @@ fn play(black: &mut Client, white: &mut Client, rule: Rule) -> Game {
             _ => &mut *white,
         };
         last = mover
-            .turn(last, WAIT)
+            .turn(last, wait)
             .unwrap_or_else(|e| panic!("no answer after {:?}: {e}", game.moves()));
     }
 }
@@ -87,7 +87,7 @@ fn tengen_plays_itself_to_the_end_under_renju() {
     let mut white = tengen(&["--level", "master"], Rule::Renju);
     let about = black.about(WAIT).expect("ABOUT");
     assert!(about.starts_with("name=\"Tengen\""), "{about}");
-    let game = play(&mut black, &mut white, Rule::Renju);
+    let game = play(&mut black, &mut white, Rule::Renju, WAIT);
     let outcome = game.outcome().expect("the game is over");
     eprintln!("self-play: {outcome} in {} moves", game.moves().len());
     // Tengen's black never plays a forbidden point: the game ends by a five or a full board.
@@ -108,11 +108,17 @@ fn tengen_plays_itself_to_the_end_under_renju() {
     );
 }
 
-/// A 2 s turn: the expert level thinks for a quarter of its budget, about 450 ms a move.
-const EXPERT_TURN_MS: u64 = 2_000;
+/// The expert's search without its clock, so that the games repeat on any machine, however
+/// busy: at most ten plies (as the expert) and a node budget instead of a time budget (about
+/// what the expert searched in its half-second in a debug build). The turn is long enough never
+/// to end a search: it and the wait for each answer are hang guards.
+const STRENGTH_NODES: u64 = 20_000;
+const STRENGTH_DEPTH: u32 = 10;
+const STRENGTH_TURN_MS: u64 = 120_000;
+const STRENGTH_WAIT: Duration = Duration::from_secs(120);
 
 #[test]
-fn the_expert_level_beats_classicbot_with_either_colour_under_freestyle_and_renju() {
+fn the_expert_search_beats_classicbot_with_either_colour_under_freestyle_and_renju() {
     for (rule, tengen_black) in [
         (Rule::Freestyle, true),
         (Rule::Freestyle, false),
@@ -122,11 +128,18 @@ fn the_expert_level_beats_classicbot_with_either_colour_under_freestyle_and_renj
         let Some(mut bot) = classicbot() else {
             return;
         };
-        let mut brain = tengen_with_turn(&["--level", "expert"], rule, EXPERT_TURN_MS);
+        // The master's search is the expert's without its time cap; one thread, as the expert.
+        let mut brain = tengen_with_turn(&["--level", "master"], rule, STRENGTH_TURN_MS);
+        brain
+            .info(&Info::MaxNode(STRENGTH_NODES))
+            .expect("INFO max_node");
+        brain
+            .info(&Info::MaxDepth(STRENGTH_DEPTH))
+            .expect("INFO max_depth");
         let game = if tengen_black {
-            play(&mut brain, &mut bot, rule)
+            play(&mut brain, &mut bot, rule, STRENGTH_WAIT)
         } else {
-            play(&mut bot, &mut brain, rule)
+            play(&mut bot, &mut brain, rule, STRENGTH_WAIT)
         };
         let tengen_colour = if tengen_black {
             Color::Black

@@ -4,8 +4,11 @@
 //!
 //! The bot joins the free seat (or acts for the seat whose token it is given), holds one
 //! WebSocket to the game and acts whenever the state says it is its turn: a stone, or a colour
-//! in a swap opening. It declines takebacks and draw offers, and claims the win over an opponent
-//! gone past the grace period. Its searches and the brain's turns
+//! in a swap opening. It declines takebacks, answers draw offers as the web app's computer does
+//! (`tengen_engine::decide`: it takes the draw unless it stands clearly better; a Gomocup brain,
+//! which the protocol does not ask, declines), resigns as the app's computer does (the master a
+//! near proven loss, no other level), and claims the win over an opponent gone past the grace
+//! period. Its searches and the brain's turns
 //! run on blocking threads, never on the async runtime, and a search whose position changed
 //! meanwhile is stopped and its answer dropped.
 //!
@@ -136,6 +139,16 @@ pub enum BotEvent {
         /// What was asked.
         kind: RequestKind,
     },
+    /// It accepted the opponent's request (a draw).
+    Accepted {
+        /// What was asked.
+        kind: RequestKind,
+    },
+    /// It resigned: its search proved the game lost (`decide::resigns`).
+    Resigned {
+        /// The game.
+        id: String,
+    },
     /// A game ended.
     Finished(GameResult),
     /// It follows the rematch to a new game.
@@ -158,6 +171,8 @@ impl BotEvent {
             BotEvent::Moved { number, at, .. } => format!("move {number}: {at}"),
             BotEvent::Chose { choice, .. } => format!("takes {choice}"),
             BotEvent::Declined { kind } => format!("declines the {} request", kind.name()),
+            BotEvent::Accepted { kind } => format!("accepts the {} request", kind.name()),
+            BotEvent::Resigned { .. } => "resigns: its search proves the game lost".into(),
             BotEvent::Finished(r) => format!(
                 "game {} over: {} (the bot, {}{}, {})",
                 r.id,
@@ -425,11 +440,13 @@ async fn play_one(
     out
 }
 
-/// What the bot acts on: a stone or a decision, at a number of stones on the board.
+/// What the bot acts on: a stone, a decision or the answer to a draw offer, at a number of
+/// stones on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TurnKind {
     Move,
     Choice,
+    DrawOffer,
 }
 
 /// The last frame the bot sent that the server may refuse.
@@ -572,7 +589,7 @@ impl BotSeat {
                     let thinking = self.thinking.take();
                     let decision = decision?;
                     if let Some(t) = thinking {
-                        if !t.stop.load(Ordering::Relaxed) && self.current_key() == Some(t.key) {
+                        if !t.stop.load(Ordering::Relaxed) && self.due_key() == Some(t.key) {
                             self.send_decision(t.key, decision, ws, on_event).await?;
                         }
                     }
@@ -622,6 +639,20 @@ impl BotSeat {
             _ => return None,
         };
         Some((s.points.len(), act))
+    }
+
+    /// The opponent's draw offer the bot is to answer. On its own turn the bot answers with its
+    /// move, which lapses the offer (the server's rule for any move).
+    fn draw_key(&self) -> Option<(usize, TurnKind)> {
+        let s = self.state.as_ref()?;
+        let r = s.request.as_ref()?;
+        let open = s.outcome.is_none() && r.kind == RequestKind::Draw && r.by != self.role;
+        (open && self.current_key().is_none()).then_some((s.points.len(), TurnKind::DrawOffer))
+    }
+
+    /// What the bot is to think about now: its turn, else an offer to answer.
+    fn due_key(&self) -> Option<(usize, TurnKind)> {
+        self.current_key().or_else(|| self.draw_key())
     }
 
     async fn on_message(
@@ -677,6 +708,7 @@ impl BotSeat {
         let before = self.current_key();
         self.state = Some(state);
         let now = self.current_key();
+        let due = self.due_key();
         if before != now {
             // The action in flight, if any, was taken: the turn moved on.
             if matches!(self.last_sent, Some(Sent::Action(_))) {
@@ -684,7 +716,7 @@ impl BotSeat {
             }
         }
         if let Some(t) = &self.thinking {
-            if now != Some(t.key) {
+            if due != Some(t.key) {
                 t.stop.store(true, Ordering::Relaxed);
             }
         }
@@ -705,9 +737,10 @@ impl BotSeat {
             return self.talk_rematch(ws, on_event).await;
         }
         self.claim.watch(self.role, state);
-        // Takebacks and draws are declined, each request once.
+        // Takebacks are declined, each request once; draw offers are thought about
+        // (`maybe_act`).
         match state.request.as_ref().map(|r| (r.kind, r.by)) {
-            Some((kind, by)) if by != self.role && kind != RequestKind::Rematch => {
+            Some((kind @ RequestKind::Takeback, by)) if by != self.role => {
                 if self.declined != Some((kind, by)) {
                     self.declined = Some((kind, by));
                     on_event(&BotEvent::Declined { kind });
@@ -716,7 +749,13 @@ impl BotSeat {
                 }
             }
             Some(_) => {}
-            None => self.declined = None,
+            None => {
+                self.declined = None;
+                // An offer answered is gone: a new one at the same point is answered anew.
+                if matches!(self.acted, Some((_, TurnKind::DrawOffer))) {
+                    self.acted = None;
+                }
+            }
         }
         self.maybe_act(mover)?;
         Ok(Next::Go)
@@ -772,7 +811,7 @@ impl BotSeat {
         if self.thinking.is_some() {
             return Ok(());
         }
-        let Some(key) = self.current_key() else {
+        let Some(key) = self.due_key() else {
             return Ok(());
         };
         if self.acted == Some(key) {
@@ -788,11 +827,22 @@ impl BotSeat {
             id: self.id.clone(),
             message,
         })?;
+        // Before a swap decision settles the colours, the first player's are black's.
+        let own = state.seats[seat_index(self.role)]
+            .color
+            .as_deref()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(if self.role == Role::First {
+                Color::Black
+            } else {
+                Color::White
+            });
         let job = Job {
             pos,
             act: key.1,
             options: state.pending.options.clone(),
             tc: time_control(state, self.role),
+            own,
             id: self.id.clone(),
         };
         let stop = Arc::new(AtomicBool::new(false));
@@ -831,6 +881,24 @@ impl BotSeat {
                     id: self.id.clone(),
                     number: key.0 + 1,
                     at,
+                });
+            }
+            BotDecision::AnswerDraw(accepts) => {
+                self.last_sent = Some(Sent::Other);
+                let kind = RequestKind::Draw;
+                if accepts {
+                    ws.send(&ClientMsg::Accept).await?;
+                    on_event(&BotEvent::Accepted { kind });
+                } else {
+                    ws.send(&ClientMsg::Decline).await?;
+                    on_event(&BotEvent::Declined { kind });
+                }
+            }
+            BotDecision::Resign => {
+                self.last_sent = Some(Sent::Other);
+                ws.send(&ClientMsg::Resign).await?;
+                on_event(&BotEvent::Resigned {
+                    id: self.id.clone(),
                 });
             }
             BotDecision::Choose(c) => {
@@ -957,12 +1025,16 @@ struct Job {
     act: TurnKind,
     options: Vec<String>,
     tc: TimeControl,
+    // The bot's colour, for a draw offer.
+    own: Color,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum BotDecision {
     Move(Point),
     Choose(Choice),
+    AnswerDraw(bool),
+    Resign,
 }
 
 /// Decides, on a blocking thread.
@@ -973,6 +1045,17 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<BotDecision
     };
     let pos = &job.pos;
     let board = pos.board().map_err(protocol)?;
+    if job.act == TurnKind::DrawOffer {
+        let accepts = match mover {
+            Mover::Engine { engine, level, .. } => {
+                decide::answer_draw(engine, &board, pos.rule, pos.to_move, job.own, *level, stop)
+                    .accepts
+            }
+            // The Gomocup protocol asks a brain nothing of draws.
+            Mover::Brain { .. } => false,
+        };
+        return Ok(BotDecision::AnswerDraw(accepts));
+    }
     if job.act == TurnKind::Choice {
         let prefer = match mover {
             Mover::Engine { engine, level, .. } => {
@@ -1002,9 +1085,16 @@ fn decide(mover: &mut Mover, job: &Job, stop: &AtomicBool) -> Result<BotDecision
     let p = match mover {
         Mover::Engine { engine, level, .. } => {
             let game = pos.game().map_err(protocol)?;
-            engine
-                .play(&game, *level, &job.tc, seed, stop)
-                .ok_or_else(|| BotError::NoMove(job.id.clone()))?
+            let played = engine
+                .play_scored(&game, *level, &job.tc, seed, stop)
+                .ok_or_else(|| BotError::NoMove(job.id.clone()))?;
+            if played
+                .score
+                .is_some_and(|score| decide::resigns(*level, score))
+            {
+                return Ok(BotDecision::Resign);
+            }
+            played.at
         }
         Mover::Brain { client } => {
             let p = brain_move(client, pos, &job.tc)?;
@@ -1084,6 +1174,14 @@ fn brain_move(
 mod tests {
     use super::*;
 
+    fn beginner() -> Mover {
+        Mover::Engine {
+            engine: Box::new(Engine::new(4)),
+            level: Level::Beginner,
+            seed: 1,
+        }
+    }
+
     #[test]
     fn the_engine_takes_a_colour_and_plays_a_move() {
         let pos = SeenPosition {
@@ -1093,11 +1191,7 @@ mod tests {
             points: vec![Point::new(7, 7), Point::new(8, 7), Point::new(7, 6)],
             to_move: Color::White,
         };
-        let mut mover = Mover::Engine {
-            engine: Box::new(Engine::new(4)),
-            level: Level::Beginner,
-            seed: 1,
-        };
+        let mut mover = beginner();
         let stop = AtomicBool::new(false);
         let mut job = Job {
             id: "t".into(),
@@ -1105,6 +1199,7 @@ mod tests {
             act: TurnKind::Choice,
             options: vec!["black".into(), "white".into()],
             tc: TimeControl::default(),
+            own: Color::Black,
         };
         assert!(matches!(
             decide(&mut mover, &job, &stop),
@@ -1115,6 +1210,32 @@ mod tests {
             panic!("a move");
         };
         assert!(!job.pos.points.contains(&p));
+    }
+
+    #[test]
+    fn a_draw_offer_is_answered_by_the_engine_and_declined_by_a_brain() {
+        // The empty board, black to move: white stands no better and takes the draw.
+        let pos = SeenPosition {
+            size: BoardSize::STANDARD,
+            rule: Rule::Freestyle,
+            opening: OpeningRule::Free,
+            points: Vec::new(),
+            to_move: Color::Black,
+        };
+        let job = Job {
+            id: "t".into(),
+            pos,
+            act: TurnKind::DrawOffer,
+            options: Vec::new(),
+            tc: TimeControl::default(),
+            own: Color::White,
+        };
+        let mut mover = beginner();
+        let stop = AtomicBool::new(false);
+        assert!(matches!(
+            decide(&mut mover, &job, &stop),
+            Ok(BotDecision::AnswerDraw(true))
+        ));
     }
 
     #[test]

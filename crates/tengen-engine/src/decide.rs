@@ -1,7 +1,8 @@
 //! What the computer decides besides its moves: the first stones of an opening, the swap and
-//! swap2 choices (placing two more stones included), and whether to take a draw. The web app,
-//! the Gomocup brain and the online bot all decide through this module, so they share one set
-//! of constants.
+//! swap2 choices (placing two more stones included), whether to take a draw, and when to resign.
+//! The web app, the Gomocup brain and the online bot all decide through this module, so they
+//! share one set of constants. (The Gomocup protocol asks a brain neither for draws nor
+//! resignations, so the brain uses the opening decisions only.)
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -16,6 +17,10 @@ pub const BALANCED: i32 = 40;
 
 /// The computer declines a draw when it stands better than this many evaluation units.
 pub const DRAW_DECLINE_ABOVE: i32 = 30;
+
+/// The master resigns a loss its search proves within this many plies (the opponent's five
+/// whatever it plays); a longer proof is played out, as a person may still miss the win.
+pub const RESIGN_WITHIN_PLIES: u32 = 10;
 
 /// How many of black's best stones the balancing search compares, when it places two.
 const BALANCING_LINES: usize = 5;
@@ -92,6 +97,55 @@ pub fn accepts_draw(own: Color, black_value: i32) -> bool {
         -black_value
     };
     own_value <= DRAW_DECLINE_ABOVE
+}
+
+/// The computer's answer to a draw offer, and the judgement it rests on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawAnswer {
+    /// Whether it takes the draw.
+    pub accepts: bool,
+    /// The position's score for the computer (whoever is to move).
+    pub own_score: Score,
+    /// The judgement, for the side to move.
+    pub judgement: Judgement,
+}
+
+/// The computer at `level`, playing `own`, answers a draw offer in `board` (`to_move` to
+/// play): it judges the position within the level's judgement budget and takes the draw
+/// unless it stands clearly better ([`accepts_draw`]).
+pub fn answer_draw(
+    engine: &mut Engine,
+    board: &Board,
+    rule: Rule,
+    to_move: Color,
+    own: Color,
+    level: Level,
+    stop: &AtomicBool,
+) -> DrawAnswer {
+    let judgement = judge(engine, board, rule, to_move, &judgement_limits(level), stop);
+    let own_score = if own == to_move {
+        judgement.score
+    } else {
+        match judgement.score {
+            Score::Eval(v) => Score::Eval(-v),
+            Score::Win(n) => Score::Loss(n),
+            Score::Loss(n) => Score::Win(n),
+        }
+    };
+    DrawAnswer {
+        accepts: accepts_draw(own, judgement.black_value),
+        own_score,
+        judgement,
+    }
+}
+
+/// Whether the computer at `level` resigns, its search having scored its position `score` (for
+/// itself, to move). Only the master resigns, and only a loss proven near
+/// ([`RESIGN_WITHIN_PLIES`]), as engines in playing apps do: the lower levels play every game
+/// to its end, since their opponents learn by finding the win, and an unproven bad position is
+/// never resigned at any level.
+pub fn resigns(level: Level, score: Score) -> bool {
+    level == Level::Master && matches!(score, Score::Loss(n) if n <= RESIGN_WITHIN_PLIES)
 }
 
 /// One of the first three stones of an opening the computer places by rule of thumb (swap,
@@ -274,6 +328,20 @@ mod tests {
     }
 
     #[test]
+    fn only_the_master_resigns_and_only_a_near_proven_loss() {
+        for level in Level::ALL {
+            assert!(!resigns(level, Score::Eval(-5_000)), "{level}");
+            assert!(!resigns(level, Score::Win(3)), "{level}");
+            assert_eq!(resigns(level, Score::Loss(2)), level == Level::Master);
+            assert_eq!(
+                resigns(level, Score::Loss(RESIGN_WITHIN_PLIES)),
+                level == Level::Master
+            );
+            assert!(!resigns(level, Score::Loss(RESIGN_WITHIN_PLIES + 1)));
+        }
+    }
+
+    #[test]
     fn opening_stones_keep_the_beginner_and_swap_rules() {
         for opening in [OpeningRule::Beginner, OpeningRule::Swap, OpeningRule::Swap2] {
             for seed in [0_u64, 1, 2, 3, 1 << 33, 5 << 33, u64::MAX] {
@@ -317,6 +385,50 @@ mod tests {
         assert_eq!(choice(j.black_value, true), Choice::Black);
         assert!(!accepts_draw(Color::Black, j.black_value));
         assert!(accepts_draw(Color::White, j.black_value));
+        // The same through the offer's own path, at a level's budget, for either side.
+        for (own, accepts) in [(Color::Black, false), (Color::White, true)] {
+            let a = answer_draw(
+                &mut engine,
+                &board,
+                Rule::Freestyle,
+                Color::White,
+                own,
+                Level::Beginner,
+                &stop,
+            );
+            assert_eq!(a.accepts, accepts, "{own:?}");
+            assert_eq!(
+                matches!(a.own_score, Score::Win(_)),
+                own == Color::Black,
+                "{:?}",
+                a.own_score
+            );
+        }
+    }
+
+    #[test]
+    fn on_an_empty_board_white_takes_a_draw_and_black_keeps_its_first_move() {
+        let board = Board::new(BoardSize::STANDARD);
+        let mut engine = Engine::new(1);
+        let stop = AtomicBool::new(false);
+        let answer = |engine: &mut Engine, own| {
+            answer_draw(
+                engine,
+                &board,
+                Rule::Renju,
+                Color::Black,
+                own,
+                Level::Beginner,
+                &stop,
+            )
+        };
+        let white = answer(&mut engine, Color::White);
+        assert!(white.accepts, "{:?}", white.judgement);
+        // Black's first move is worth more than the margin to the engine.
+        let black = answer(&mut engine, Color::Black);
+        assert!(black.judgement.black_value > DRAW_DECLINE_ABOVE);
+        assert!(!black.accepts);
+        assert_eq!(black.own_score, black.judgement.score);
     }
 
     #[test]

@@ -175,6 +175,16 @@ impl Rng {
     }
 }
 
+/// A move [`Engine::play_scored`] chose, with what its search thought of the position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// The move.
+    pub at: Point,
+    /// The position's score for the side to move (the best line's, whichever move a lower level
+    /// picked), or none when the move was chosen without a search.
+    pub score: Option<Score>,
+}
+
 impl Engine {
     /// Chooses a move for the side to move in `game` at `level`, within the clock `tc`.
     /// `seed` drives the lower levels' human-like choices.
@@ -186,13 +196,26 @@ impl Engine {
         seed: u64,
         stop: &AtomicBool,
     ) -> Option<Point> {
+        self.play_scored(game, level, tc, seed, stop).map(|p| p.at)
+    }
+
+    /// [`Engine::play`], with the search's score, for the decisions that follow from it
+    /// (`decide::resigns`).
+    pub fn play_scored(
+        &mut self,
+        game: &Game,
+        level: Level,
+        tc: &TimeControl,
+        seed: u64,
+        stop: &AtomicBool,
+    ) -> Option<Played> {
         let mut rng = Rng::new(seed.wrapping_add(game.moves().len() as u64));
         let limits = level.limits(tc.plan());
         // The beginner, one time in four, looks only at its own chances, as a person who has
         // not seen the opponent's open three (it still takes a five and blocks a four).
         if level == Level::Beginner && rng.below(4) == 0 {
-            if let Some(p) = own_chances_move(game, &mut rng) {
-                return Some(p);
+            if let Some(at) = own_chances_move(game, &mut rng) {
+                return Some(Played { at, score: None });
             }
         }
         // Below master a level's strength is its limits, and its games repeat from the seed:
@@ -204,9 +227,15 @@ impl Engine {
         let result = self.search_game(game, &limits, stop, &mut |_| {});
         self.set_threads(threads);
         let best = result.lines.first()?;
+        let played = |at: Option<&Point>| {
+            at.map(|&at| Played {
+                at,
+                score: Some(best.score),
+            })
+        };
         let (chance, margin) = level.looseness();
         if chance == 0 || best.score.is_decisive() || rng.below(100) >= chance {
-            return best.moves.first().copied();
+            return played(best.moves.first());
         }
         let near: Vec<_> = result
             .lines
@@ -216,6 +245,6 @@ impl Engine {
         let pick = near
             .get(rng.below(near.len() as u64) as usize)
             .unwrap_or(&best);
-        pick.moves.first().copied()
+        played(pick.moves.first())
     }
 }

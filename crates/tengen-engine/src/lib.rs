@@ -43,7 +43,7 @@ use std::time::Duration;
 use tengen_rules::{Board, Color, Game, Point, Rule};
 
 pub use eval::{EvalWeights, WeightsError};
-pub use level::Level;
+pub use level::{Level, Played};
 pub use time::{TimeControl, TimePlan};
 pub use tt::TableSizeError;
 

@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use tengen_engine::{Engine, Level, Limits, Score, decide};
+use tengen_engine::{Engine, Level, Limits, Played, Score, decide};
 use tengen_rules::{
     BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point, Record,
     RecordFormat, Rule, parse_point, point_name,
@@ -43,6 +43,9 @@ use crate::store::{LocalChange, ResultRow, Store};
 const MAX_GAMES: usize = 500;
 /// The longest analysis or hint a page may ask for.
 const MAX_THINK_MS: u64 = 10_000;
+/// Engine time a draw offer's look is charged, up front (its node budget usually ends it
+/// sooner; `decide::judgement_limits`).
+const DRAW_LOOK_MS: u64 = 500;
 /// How often a game's WebSocket is pinged.
 const PING_EVERY: Duration = Duration::from_secs(30);
 
@@ -299,7 +302,7 @@ impl CreateRequest {
             .parse()
             .map_err(bad)?;
         let clock = self.clock.unwrap_or_default();
-        crate::session::check_clock(clock)?;
+        crate::clock::check_clock(clock)?;
         let player = crate::text::clean(self.player.as_deref().unwrap_or(""));
         if player.chars().count() > 40 {
             return Err(ApiError::BadRequest(
@@ -452,6 +455,7 @@ impl Acts {
         match act {
             ComputerAct::Move(m) => self.computer_move = Some(m),
             ComputerAct::Choice(c) => self.computer_choices.push(c),
+            ComputerAct::Resigned => {}
         }
     }
 }
@@ -715,6 +719,8 @@ enum ComputerAct {
     Move(String),
     /// A swap decision.
     Choice(&'static str),
+    /// It resigned (`decide::resigns`): the state's outcome says so.
+    Resigned,
 }
 
 /// What the engine decides in a swap opening.
@@ -722,6 +728,7 @@ enum ComputerAct {
 enum ComputerDecision {
     Stone(Option<Point>),
     Choose(Choice),
+    Resign,
 }
 
 /// The computer's decision or stone in a swap opening (`tengen_engine::decide`).
@@ -781,7 +788,12 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, Ap
         .pool
         .run(Priority::Move, stop.clone(), move |engine, stop| {
             opening_decision(engine, &game, level, seed, stop).unwrap_or_else(|| {
-                ComputerDecision::Stone(engine.play(&game, level, &tc, seed, stop))
+                match engine.play_scored(&game, level, &tc, seed, stop) {
+                    Some(Played {
+                        score: Some(score), ..
+                    }) if decide::resigns(level, score) => ComputerDecision::Resign,
+                    played => ComputerDecision::Stone(played.map(|p| p.at)),
+                }
             })
         })
         .await?;
@@ -817,6 +829,21 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, Ap
             let mv = mv.ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
             commit(app, &mut s, Event::Move { at: [mv.x, mv.y] }).await?;
             Ok(ComputerAct::Move(point_name(size, mv)))
+        }
+        ComputerDecision::Resign => {
+            let color = s
+                .game
+                .to_move()
+                .ok_or_else(|| ApiError::Conflict("the game is over".into()))?;
+            commit(
+                app,
+                &mut s,
+                Event::Resign {
+                    color: color.name().into(),
+                },
+            )
+            .await?;
+            Ok(ComputerAct::Resigned)
         }
     }
 }
@@ -1467,12 +1494,13 @@ async fn draw(
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let shared = app.get(&id).await?;
     let req: DrawRequest = optional_body(req)?;
-    let (opponent, human, over) = {
+    let (opponent, human, level, over) = {
         let mut s = shared.lock().await;
         flag(&app, &mut s).await?;
         (
             s.setup.opponent,
             s.human_color(),
+            s.setup.level,
             s.game.outcome().is_some(),
         )
     };
@@ -1494,28 +1522,37 @@ async fn draw(
             (true, "both players agreed".to_string())
         }
         Opponent::Computer => {
-            // The computer looks at the position and accepts unless it stands better.
-            let a = think(
-                &app,
-                &shared,
-                client,
-                &limits,
-                ThinkRequest::default(),
-                500,
-                1,
-            )
-            .await?;
-            let best = a
-                .lines
-                .first()
-                .ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
-            if !decide::accepts_draw(human.opponent(), best.black_value) {
+            // The computer looks at the position and accepts unless it stands better
+            // (`tengen_engine::decide`, as the bot does). The look is charged as an analysis.
+            limits.analysis_ms.take(client, DRAW_LOOK_MS)?;
+            let (game, stop, _) = begin_analysis(&shared, DRAW_LOOK_MS, 1).await?;
+            let to_move = game
+                .to_move()
+                .ok_or_else(|| ApiError::Conflict("the game is over".into()))?;
+            let answer = app
+                .pool
+                .run(Priority::Analysis, stop, move |engine, stop| {
+                    decide::answer_draw(
+                        engine,
+                        game.board(),
+                        game.rule(),
+                        to_move,
+                        human.opponent(),
+                        level,
+                        stop,
+                    )
+                })
+                .await?;
+            if answer.accepts {
+                (true, "the computer accepts".to_string())
+            } else {
                 (
                     false,
-                    format!("the computer declines: it stands better ({})", best.score),
+                    format!(
+                        "the computer declines: it stands better ({})",
+                        score_text(answer.own_score)
+                    ),
                 )
-            } else {
-                (true, "the computer accepts".to_string())
             }
         }
     };

@@ -6,6 +6,7 @@
 
 mod api;
 mod assets;
+mod clock;
 mod deadline;
 mod engine_pool;
 mod error;

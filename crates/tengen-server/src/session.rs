@@ -14,6 +14,7 @@ use tengen_rules::{
 
 use tengen_wire::ClockSpec;
 
+use crate::clock::{self, Clock, TurnEnd};
 use crate::error::ApiError;
 
 /// Who plays against whom.
@@ -26,85 +27,6 @@ pub enum Opponent {
     Friend,
     /// The computer against itself.
     Computers,
-}
-
-#[derive(Clone, Debug)]
-struct Clock {
-    spec: ClockSpec,
-    // Time left for black and white when their turn starts: a total clock's reading, or a
-    // per-move clock's full time (zero for a side whose flag fell).
-    left: [u64; 2],
-    turn_started: Instant,
-}
-
-fn idx(c: Color) -> usize {
-    match c {
-        Color::Black => 0,
-        Color::White => 1,
-    }
-}
-
-impl Clock {
-    fn new(spec: ClockSpec) -> Option<Clock> {
-        let left = match spec {
-            ClockSpec::None => return None,
-            ClockSpec::PerMove { ms } => [ms, ms],
-            ClockSpec::Total { ms, .. } => [ms, ms],
-        };
-        Some(Clock {
-            spec,
-            left,
-            turn_started: Instant::now(),
-        })
-    }
-
-    fn used(&self) -> u64 {
-        u64::try_from(self.turn_started.elapsed().as_millis()).unwrap_or(u64::MAX)
-    }
-
-    /// Time left for `c` now; `running` when its clock runs.
-    fn remaining(&self, c: Color, running: bool) -> u64 {
-        let used = if running { self.used() } else { 0 };
-        self.left[idx(c)].saturating_sub(used)
-    }
-
-    /// Charges a move or decision just made by `c` (its clock ran when `running`), and starts
-    /// the next turn.
-    fn charge(&mut self, c: Color, running: bool) {
-        let used = if running { self.used() } else { 0 };
-        self.turn_started = Instant::now();
-        if let ClockSpec::Total { increment_ms, .. } = self.spec {
-            let left = &mut self.left[idx(c)];
-            *left = left.saturating_sub(used).saturating_add(increment_ms);
-        }
-    }
-
-    /// Stops the clocks at the end of a game: `c`'s time used in this turn is charged without
-    /// an increment, and a fallen flag reads zero.
-    fn stop(&mut self, c: Color, running: bool, flag_fell: bool) {
-        if flag_fell {
-            self.left[idx(c)] = 0;
-        } else if let (ClockSpec::Total { .. }, true) = (self.spec, running) {
-            self.left[idx(c)] = self.remaining(c, true);
-        }
-        self.turn_started = Instant::now();
-    }
-
-    fn time_control(&self, c: Color, running: bool) -> TimeControl {
-        match self.spec {
-            ClockSpec::None => TimeControl::default(),
-            ClockSpec::PerMove { ms } => TimeControl {
-                per_move: Some(ms),
-                left: None,
-                increment: 0,
-            },
-            ClockSpec::Total { increment_ms, .. } => TimeControl {
-                per_move: None,
-                left: Some(self.remaining(c, running)),
-                increment: increment_ms,
-            },
-        }
-    }
 }
 
 /// What a new game is made of.
@@ -494,20 +416,6 @@ pub struct ClockState {
     pub running: Option<&'static str>,
 }
 
-/// Checks a clock's times: between 1 second and 24 hours, an increment of at most an hour.
-pub fn check_clock(clock: ClockSpec) -> Result<(), ApiError> {
-    let in_range = |ms: u64| (1_000..=24 * 3_600_000).contains(&ms);
-    match clock {
-        ClockSpec::PerMove { ms } | ClockSpec::Total { ms, .. } if !in_range(ms) => Err(
-            ApiError::BadRequest("clock time must be between 1 second and 24 hours".into()),
-        ),
-        ClockSpec::Total { increment_ms, .. } if increment_ms > 3_600_000 => Err(
-            ApiError::BadRequest("the increment must be at most an hour".into()),
-        ),
-        _ => Ok(()),
-    }
-}
-
 /// Parses a colour name.
 pub fn parse_color(s: &str) -> Result<Color, ApiError> {
     s.parse()
@@ -663,17 +571,23 @@ impl Session {
         self.setup.opponent == Opponent::Computer && !self.held && self.computer_to_move()
     }
 
-    /// Whether the clock runs: it starts with the first stone (as on the big online sites),
-    /// so nobody's time goes while the game waits for its first move, and stops at the end.
-    fn clock_runs(&self) -> bool {
-        self.clock.is_some() && !self.game.moves().is_empty() && self.game.outcome().is_none()
-    }
-
-    /// The clock the engine sees for the side to move.
+    /// The clock the engine sees for the player to act.
     pub fn time_control(&self) -> TimeControl {
-        match (&self.clock, self.game.to_move()) {
-            (Some(clock), Some(c)) => clock.time_control(c, self.clock_runs()),
-            _ => TimeControl::default(),
+        let (Some(clock), Some(seat)) = (&self.clock, self.actor()) else {
+            return TimeControl::default();
+        };
+        match clock.spec() {
+            ClockSpec::None => TimeControl::default(),
+            ClockSpec::PerMove { ms } => TimeControl {
+                per_move: Some(ms),
+                left: None,
+                increment: 0,
+            },
+            ClockSpec::Total { increment_ms, .. } => TimeControl {
+                per_move: None,
+                left: Some(clock.remaining(seat, Instant::now())),
+                increment: increment_ms,
+            },
         }
     }
 
@@ -697,9 +611,14 @@ impl Session {
         (self.undos, self.ended) = (s.undos, s.ended);
     }
 
-    /// The readings to store with an event: time left for black and white.
+    /// The readings to store with an event: time left for black and white (the store's columns
+    /// are by colour; before colours settle, the first player's clock is black's).
     pub fn clocks(&self) -> [u64; 2] {
-        self.clock.as_ref().map_or([0, 0], |c| c.left)
+        self.clock.as_ref().map_or([0, 0], |c| {
+            let r = c.readings();
+            let i = |color| usize::from(clock::seat_of(&self.game, color) == Seat::Second);
+            [r[i(Color::Black)], r[i(Color::White)]]
+        })
     }
 
     /// Stops the computer's running search and any hint or analysis.
@@ -726,21 +645,24 @@ impl Session {
         self.notify.send_replace(self.version);
     }
 
-    /// The event that ends the game on time, if the side to move's flag has fallen.
+    /// The event that ends the game on time, if the running clock's flag has fallen.
     pub fn flag_event(&self) -> Option<Event> {
-        let (Some(clock), Some(c)) = (&self.clock, self.game.to_move()) else {
-            return None;
-        };
-        (self.clock_runs() && clock.remaining(c, true) == 0).then(|| Event::Timeout {
-            color: c.name().into(),
+        let seat = self.clock.as_ref()?.fallen(Instant::now())?;
+        Some(Event::Timeout {
+            color: clock::color_of(&self.game, seat).name().into(),
         })
     }
 
     /// Plays `ev`, a new event, checking it against the game: the game and the clock change,
     /// or (an error) nothing does.
     pub fn apply_live(&mut self, ev: &Event) -> Result<(), ApiError> {
-        let mover = self.game.to_move();
-        let runs = self.clock_runs();
+        let now = Instant::now();
+        let end = match (ev, self.actor()) {
+            (Event::Timeout { .. }, _) => TurnEnd::Flag,
+            (Event::Move { .. }, Some(seat)) => TurnEnd::Stone(seat),
+            _ => TurnEnd::Other,
+        };
+        let readings = self.clock.as_ref().map(|c| c.after(end, now));
         let trial = (
             self.game.clone(),
             self.redo.clone(),
@@ -759,25 +681,25 @@ impl Session {
             // An undo of a five reopens the game.
             (false, _) => None,
         };
-        if let Some(clock) = &mut self.clock {
-            match (ev, mover) {
-                (Event::Timeout { .. }, Some(c)) => clock.stop(c, runs, true),
-                (_, Some(c)) if over => clock.stop(c, runs, false),
-                (Event::Move { .. } | Event::Choose { .. }, Some(c)) => clock.charge(c, runs),
-                (Event::Assisted, _) => {}
-                _ => clock.turn_started = Instant::now(),
-            }
+        // A hint noted leaves the turn, so the clock, as it was.
+        if let (Some(clock), Some(readings)) = (&mut self.clock, readings)
+            && *ev != Event::Assisted
+        {
+            clock.set(readings, &self.game, now);
         }
         Ok(())
     }
 
-    /// Plays `ev`, a stored event, with the clock readings stored with it; the turn to move
-    /// starts now (clocks do not run while the server is down).
+    /// Plays `ev`, a stored event, with the clock readings stored with it (black's and
+    /// white's); the turn to act starts now (clocks do not run while the server is down).
     pub fn replay(&mut self, ev: &Event, clocks: [u64; 2]) -> Result<(), ApiError> {
         self.apply_event(ev)?;
         if let Some(clock) = &mut self.clock {
-            clock.left = clocks;
-            clock.turn_started = Instant::now();
+            let mut readings = clocks;
+            if clock::seat_of(&self.game, Color::Black) == Seat::Second {
+                readings.reverse();
+            }
+            clock.set(readings, &self.game, Instant::now());
         }
         self.seq += 1;
         Ok(())
@@ -1124,12 +1046,12 @@ impl Session {
                 kind: f.key(),
             })
             .collect();
-        let running = to_move.filter(|_| self.clock_runs());
+        let now = Instant::now();
         let clock = self.clock.as_ref().map(|c| ClockState {
-            spec: c.spec,
-            black_ms: c.remaining(Color::Black, running == Some(Color::Black)),
-            white_ms: c.remaining(Color::White, running == Some(Color::White)),
-            running: running.map(color_name),
+            spec: c.spec(),
+            black_ms: c.remaining(clock::seat_of(g, Color::Black), now),
+            white_ms: c.remaining(clock::seat_of(g, Color::White), now),
+            running: c.running().map(|seat| color_name(clock::color_of(g, seat))),
         });
         let can_undo = self.can_undo();
         let redo_moves: Vec<Point> = self
@@ -1389,6 +1311,44 @@ mod tests {
             (clock.black_ms, clock.white_ms, clock.running),
             (5_000, 0, None)
         );
+    }
+
+    #[test]
+    fn a_swap_openings_stones_are_timed_on_the_placers_clock_and_replay_by_colour() {
+        let mut setup = setup(Opponent::Friend);
+        setup.opening = OpeningRule::Swap;
+        setup.clock = ClockSpec::Total {
+            ms: 10_000,
+            increment_ms: 1_000,
+        };
+        let mut s = Session::new("g".into(), setup.clone(), 1);
+        let mut log = Vec::new();
+        for e in [mv(7, 7), mv(8, 7), mv(7, 6)] {
+            s.apply_live(&e).expect("legal");
+            log.push((e, s.clocks()));
+        }
+        // The first player placed all three: the second player's clock has not moved.
+        let [first, second] = s.clocks();
+        assert_eq!(second, 10_000);
+        assert!(first <= 13_000);
+        assert_eq!(s.state().clock.expect("clock").running, Some("white"));
+        // The second player takes black: no increment for a decision, and the readings, stored
+        // by colour, swap columns.
+        let choose = Event::Choose {
+            choice: "black".into(),
+        };
+        s.apply_live(&choose).expect("a decision");
+        log.push((choose, s.clocks()));
+        let [black, white] = s.clocks();
+        assert!(black <= 10_000);
+        assert_eq!(white, first);
+        // Replayed from the stored readings, the same clocks.
+        let mut r = Session::new("g".into(), setup, 1);
+        for (e, clocks) in &log {
+            r.replay(e, *clocks).expect("replays");
+        }
+        assert_eq!(r.clocks(), s.clocks());
+        assert_eq!(r.state().clock.expect("clock").running, Some("white"));
     }
 
     #[test]

@@ -173,13 +173,18 @@ async fn against_the_computer_undo_redo_hint_and_analysis() {
     assert!(r["computer_move"].is_string(), "{r}");
     assert_eq!(r["moves"].as_array().map(Vec::len), Some(2));
     assert_eq!(r["to_move"], "black");
-    let r = app.play(&id, "i9").await;
+    // A point beside h8 that the computer's reply (drawn from the game's seed) left free.
+    let mine = ["i9", "g7", "g9", "i7"]
+        .into_iter()
+        .find(|p| !r["moves"].as_array().expect("moves").contains(&json!(p)))
+        .expect("the computer took one point");
+    let r = app.play(&id, mine).await;
     assert_eq!(r["moves"].as_array().map(Vec::len), Some(4));
     let (s, u) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(u["moves"].as_array().map(Vec::len), Some(2));
     assert_eq!(u["redo"].as_array().map(Vec::len), Some(2));
-    assert_eq!(u["redo"][0], "i9");
+    assert_eq!(u["redo"][0], mine);
     let (_, rd) = app.post(&format!("/api/games/{id}/redo"), json!({})).await;
     assert_eq!(rd["moves"], r["moves"]);
     let (s, h) = app

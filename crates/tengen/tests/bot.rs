@@ -1,8 +1,8 @@
 //! `tengen bot` as a real process against a real server: two bots play games to their end (the
 //! server stores the outcome), follow a rematch, play a swap opening on the clock; a Gomocup
-//! brain plays through a bot; a bot declines draws and takebacks from a scripted opponent,
-//! claims the win over one who left, and fails with a clear message and a non-zero status when
-//! it cannot play. The server is `tengen serve` as a process, except for the claim, which needs
+//! brain plays through a bot; a bot declines takebacks and answers draw offers from a scripted
+//! opponent, claims the win over one who left, and fails with a clear message and a non-zero
+//! status when it cannot play. The server is `tengen serve` as a process, except for the claim, which needs
 //! a grace period shorter than `tengen serve`'s.
 
 mod common;
@@ -21,6 +21,33 @@ fn create(server: &TestServer, body: Value) -> Value {
     seated
 }
 
+/// Starts a bot at the beginner level for the seat whose token it is given, with `more`
+/// arguments.
+fn beginner_bot(base: &str, id: &str, token: &str, more: &[&str]) -> std::process::Child {
+    let mut args = vec![
+        "bot", "--server", base, "--game", id, "--token", token, "--level", "beginner",
+    ];
+    args.extend_from_slice(more);
+    spawn(&args)
+}
+
+/// Waits for a bot to end (a hang guard of `GAME_LIMIT`) and checks that it ended well.
+fn finished(bot: std::process::Child) -> common::Run {
+    let r = finish(bot, GAME_LIMIT);
+    assert!(
+        r.status.success(),
+        "the bot failed\nstdout:\n{}\nstderr:\n{}",
+        r.stdout,
+        r.stderr
+    );
+    r
+}
+
+/// Checks that a bot said `text`.
+fn said(r: &common::Run, text: &str) {
+    assert!(r.stdout.contains(text), "no {text:?} in:\n{}", r.stdout);
+}
+
 fn outcome(server: &TestServer, id: &str) -> Value {
     let (status, state) = server.get(&format!("/api/online/{id}"));
     assert_eq!(status, 200, "{state}");
@@ -34,19 +61,7 @@ fn two_bots_play_a_game_and_a_rematch_to_the_end() {
     let id = seated["id"].as_str().expect("id").to_string();
     let token = seated["token"].as_str().expect("token").to_string();
     let base = server.base.as_str();
-    let first = spawn(&[
-        "bot",
-        "--server",
-        base,
-        "--game",
-        &id,
-        "--token",
-        &token,
-        "--level",
-        "beginner",
-        "--rematch",
-        "1",
-    ]);
+    let first = beginner_bot(base, &id, &token, &["--rematch", "1"]);
     let second = spawn(&[
         "bot",
         "--server",
@@ -58,15 +73,9 @@ fn two_bots_play_a_game_and_a_rematch_to_the_end() {
         "--rematch",
         "1",
     ]);
-    let first = finish(first, GAME_LIMIT);
-    let second = finish(second, GAME_LIMIT);
+    let first = finished(first);
+    let second = finished(second);
     for (who, r) in [("first", &first), ("second", &second)] {
-        assert!(
-            r.status.success(),
-            "{who} bot failed\nstdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
         let over = r.stdout.lines().filter(|l| l.contains(" over: ")).count();
         assert_eq!(over, 2, "{who} bot should report two games:\n{}", r.stdout);
     }
@@ -123,9 +132,7 @@ fn bots_open_a_swap_game_on_the_clock() {
     let id = seated["id"].as_str().expect("id").to_string();
     let token = seated["token"].as_str().expect("token").to_string();
     let base = server.base.as_str();
-    let first = spawn(&[
-        "bot", "--server", base, "--game", &id, "--token", &token, "--level", "beginner",
-    ]);
+    let first = beginner_bot(base, &id, &token, &[]);
     let second = spawn(&[
         "bot",
         "--server",
@@ -137,16 +144,8 @@ fn bots_open_a_swap_game_on_the_clock() {
         "--name",
         "swapper",
     ]);
-    let first = finish(first, GAME_LIMIT);
-    let second = finish(second, GAME_LIMIT);
-    for r in [&first, &second] {
-        assert!(
-            r.status.success(),
-            "stdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
-    }
+    finished(first);
+    let second = finished(second);
     // The second player took the swap decision.
     assert!(
         second.stdout.contains("takes black") || second.stdout.contains("takes white"),
@@ -226,20 +225,10 @@ fn a_gomocup_brain_plays_through_the_bot() {
     let token = seated["token"].as_str().expect("token").to_string();
     let base = server.base.as_str();
     let brain = format!("{} --level beginner", common::pbrain_tengen());
-    let first = spawn(&[
-        "bot", "--server", base, "--game", &id, "--token", &token, "--level", "beginner",
-    ]);
+    let first = beginner_bot(base, &id, &token, &[]);
     let second = spawn(&["bot", "--server", base, "--game", &id, "--brain", &brain]);
-    let first = finish(first, GAME_LIMIT);
-    let second = finish(second, GAME_LIMIT);
-    for r in [&first, &second] {
-        assert!(
-            r.status.success(),
-            "stdout:\n{}\nstderr:\n{}",
-            r.stdout,
-            r.stderr
-        );
-    }
+    finished(first);
+    let second = finished(second);
     assert!(second.stdout.contains("move 2: "), "{}", second.stdout);
     let (_, state) = server.get(&format!("/api/online/{id}"));
     assert!(state["outcome"].is_object(), "no outcome: {state}");
@@ -248,52 +237,39 @@ fn a_gomocup_brain_plays_through_the_bot() {
     assert_eq!(state["seats"][1]["name"], "pbrain-tengen (bot)");
 }
 
-/// Drives the second seat over its own WebSocket: offers a draw, asks for a takeback, then
-/// resigns. The bot declines both and wins.
-#[test]
-fn the_bot_declines_draws_and_takebacks() {
+/// Plays `seat` of game `id` over its own WebSocket with `token`: at each of its turns with no
+/// request open, the next of `steps` (`move` to the first empty point, `draw`, `takeback`,
+/// `resign`), until the game is over or the steps run out. How many steps it took, and the
+/// server's notices.
+fn scripted_opponent(
+    server: &TestServer,
+    id: &str,
+    token: &str,
+    seat: &str,
+    steps: &[&str],
+) -> (usize, Vec<String>) {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
-
-    let server = TestServer::start();
-    let seated = create(&server, json!({"listed": false}));
-    let id = seated["id"].as_str().expect("id").to_string();
-    let token = seated["token"].as_str().expect("token").to_string();
-    let (status, joined) = server.post(&format!("/api/online/{id}/join"), json!({}));
-    assert_eq!(status, 200, "{joined}");
-    let bot = spawn(&[
-        "bot",
-        "--server",
-        &server.base,
-        "--game",
-        &id,
-        "--token",
-        &token,
-        "--level",
-        "beginner",
-    ]);
 
     let ws_url = format!(
         "ws://{}/api/online/{id}/ws",
         server.base.trim_start_matches("http://")
     );
-    let their_token = joined["token"].as_str().expect("token").to_string();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
-    let script = runtime.block_on(async move {
+    runtime.block_on(async move {
         let (mut ws, _) = tokio_tungstenite::connect_async(ws_url.as_str())
             .await
             .expect("WebSocket opens");
         let send = |v: Value| Message::text(v.to_string());
-        ws.send(send(json!({"type": "hello", "token": their_token})))
+        ws.send(send(json!({"type": "hello", "token": token})))
             .await
             .expect("hello");
-        // What the client has done: 0 nothing, 1 offered a draw, 2 moved, 3 asked a takeback,
-        // 4 resigned.
         let mut step = 0;
         let mut notices = Vec::new();
+        // A hang guard: the bots' games take seconds.
         let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
         while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(deadline, ws.next()).await {
             let Message::Text(text) = frame else { continue };
@@ -302,11 +278,10 @@ fn the_bot_declines_draws_and_takebacks() {
                 Some("notice") => notices.push(msg["text"].to_string()),
                 Some("error") => panic!("refused: {msg}"),
                 Some("state") => {
-                    if msg["outcome"].is_object() {
+                    if msg["outcome"].is_object() || step == steps.len() {
                         break;
                     }
-                    let mine =
-                        msg["pending"]["kind"] == "move" && msg["pending"]["seat"] == "second";
+                    let mine = msg["pending"]["kind"] == "move" && msg["pending"]["seat"] == seat;
                     let asked = msg["request"].is_object();
                     if !mine || asked {
                         continue;
@@ -316,11 +291,10 @@ fn the_bot_declines_draws_and_takebacks() {
                         .flat_map(|y| (0..15).map(move |x| json!([x, y])))
                         .find(|p| !points.contains(p))
                         .expect("an empty point");
-                    let next = match step {
-                        0 => json!({"type": "request", "kind": "draw"}),
-                        1 => json!({"type": "move", "at": format!("{},{}", free[0], free[1])}),
-                        2 => json!({"type": "request", "kind": "takeback"}),
-                        _ => json!({"type": "resign"}),
+                    let next = match steps[step] {
+                        "move" => json!({"type": "move", "at": format!("{},{}", free[0], free[1])}),
+                        "resign" => json!({"type": "resign"}),
+                        kind => json!({"type": "request", "kind": kind}),
                     };
                     step += 1;
                     ws.send(send(next)).await.expect("send");
@@ -330,37 +304,71 @@ fn the_bot_declines_draws_and_takebacks() {
         }
         ws.close(None).await.ok();
         (step, notices)
-    });
-    let (step, notices) = script;
-    assert_eq!(
-        step, 4,
-        "the script did not reach its resignation: {notices:?}"
-    );
-    let r = finish(bot, GAME_LIMIT);
-    assert!(
-        r.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        r.stdout,
-        r.stderr
-    );
-    assert!(
-        r.stdout.contains("declines the draw request"),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("declines the takeback request"),
-        "{}",
-        r.stdout
-    );
-    assert!(r.stdout.contains(", won)"), "{}", r.stdout);
+    })
+}
+
+/// Starts a bot at the beginner level for the seat of `seated`; joins the other seat for the
+/// script. The game's id and the script's token.
+fn bot_against_a_script(
+    server: &TestServer,
+    seated: &Value,
+) -> (String, String, std::process::Child) {
+    let id = seated["id"].as_str().expect("id").to_string();
+    let token = seated["token"].as_str().expect("token").to_string();
+    let (status, joined) = server.post(&format!("/api/online/{id}/join"), json!({}));
+    assert_eq!(status, 200, "{joined}");
+    let bot = beginner_bot(&server.base, &id, &token, &[]);
+    let theirs = joined["token"].as_str().expect("token").to_string();
+    (id, theirs, bot)
+}
+
+/// The second seat moves, asks for a takeback, offers a draw, then resigns. The bot declines
+/// the takeback and answers the draw offer as `tengen_engine::decide` does, a position it
+/// stands better in or not (the rule itself is tested in the engine): either the game is drawn
+/// there, or the script resigns and the bot wins.
+#[test]
+fn the_bot_declines_takebacks_and_answers_draw_offers() {
+    let server = TestServer::start();
+    let seated = create(&server, json!({"listed": false}));
+    let (id, theirs, bot) = bot_against_a_script(&server, &seated);
+    let steps = ["move", "takeback", "move", "draw", "resign"];
+    let (step, notices) = scripted_opponent(&server, &id, &theirs, "second", &steps);
+    let r = finished(bot);
+    said(&r, "declines the takeback request");
     let (_, state) = server.get(&format!("/api/online/{id}"));
-    assert_eq!(state["outcome"]["reason"], "resignation", "{state}");
+    // Black's third stone answered the script's second move: five stones when the offer came.
     assert_eq!(
         state["moves"].as_array().expect("moves").len(),
-        3,
+        5,
         "{state}"
     );
+    if r.stdout.contains("accepts the draw request") {
+        assert_eq!(step, 4, "{notices:?}");
+        assert_eq!(state["outcome"]["reason"], "agreement", "{state}");
+    } else {
+        said(&r, "declines the draw request");
+        assert_eq!(
+            step, 5,
+            "the script did not reach its resignation: {notices:?}"
+        );
+        said(&r, ", won)");
+        assert_eq!(state["outcome"]["reason"], "resignation", "{state}");
+    }
+}
+
+/// The bot plays white; black offers a draw before its first stone. On the empty board black
+/// stands better (the first move), so the bot takes the draw.
+#[test]
+fn the_bot_takes_a_draw_it_does_not_stand_better_in() {
+    let server = TestServer::start();
+    let seated = create(&server, json!({"listed": false, "color": "white"}));
+    let (id, theirs, bot) = bot_against_a_script(&server, &seated);
+    let (step, notices) = scripted_opponent(&server, &id, &theirs, "first", &["draw"]);
+    assert_eq!(step, 1, "{notices:?}");
+    let r = finished(bot);
+    said(&r, "accepts the draw request");
+    let state = outcome(&server, &id);
+    assert_eq!(state["reason"], "agreement", "{state}");
 }
 
 /// A server in this process with a grace period of one second (`tengen serve` keeps the
@@ -422,9 +430,7 @@ fn the_bot_claims_the_win_over_an_opponent_who_left() {
     let token = seated["token"].as_str().expect("token").to_string();
     let joined = post(&format!("/api/online/{id}/join"), json!({}));
     let their_token = joined["token"].as_str().expect("token").to_string();
-    let bot = spawn(&[
-        "bot", "--server", &base, "--game", &id, "--token", &token, "--level", "beginner",
-    ]);
+    let bot = beginner_bot(&base, &id, &token, &[]);
     // The opponent comes, sees the bot's first move, and goes.
     let ws_url = format!(
         "ws://{}/api/online/{id}/ws",
@@ -453,13 +459,7 @@ fn the_bot_claims_the_win_over_an_opponent_who_left() {
             false
         });
     assert!(saw_move, "the bot never moved");
-    let r = finish(bot, GAME_LIMIT);
-    assert!(
-        r.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        r.stdout,
-        r.stderr
-    );
-    assert!(r.stdout.contains(", won)"), "{}", r.stdout);
-    assert!(r.stdout.contains("claims the win"), "{}", r.stdout);
+    let r = finished(bot);
+    said(&r, ", won)");
+    said(&r, "claims the win");
 }

@@ -128,16 +128,19 @@ impl Inner {
     fn spawn(self: &Arc<Self>, table: Table, created_ms: u64) -> mpsc::Sender<Cmd> {
         let (cmds, rx) = mpsc::channel(GAME_QUEUE);
         let created = self.ids.fetch_add(1, Ordering::Relaxed);
+        let id = table.id.clone();
+        let actor = Actor::new(table, self.clone(), self.expiry_of(created_ms));
+        // The lobby knows the game before its creator hears of it, not once its task first
+        // runs: a lobby read right after the create could miss it (seen under load).
         self.games().insert(
-            table.id.clone(),
+            id,
             Entry {
                 cmds: cmds.clone(),
-                summary: None,
+                summary: Some(actor.summary()),
                 created,
             },
         );
-        let expires = self.expiry_of(created_ms);
-        tokio::spawn(Actor::new(table, self.clone(), expires).run(rx));
+        tokio::spawn(actor.run(rx));
         cmds
     }
 
@@ -390,7 +393,7 @@ impl Online {
     pub async fn create(&self, req: wire::CreateGame) -> Result<wire::Seated, ApiError> {
         let bad = |e: String| ApiError::BadRequest(e);
         let clock = req.clock.unwrap_or_default();
-        crate::session::check_clock(clock)?;
+        crate::clock::check_clock(clock)?;
         let forbidden_loses = match req.forbidden.as_deref().unwrap_or("lose") {
             "lose" => true,
             "refuse" => false,

@@ -12,6 +12,7 @@ use tengen_rules::{
     parse_point, point_name,
 };
 
+use crate::clock::{Clock, TurnEnd};
 use tengen_wire::{
     self as wire, ChatLine, ClockSpec, GameState, OutcomeState, PendingState, RequestKind,
     RequestState, Role, SeatState,
@@ -129,7 +130,9 @@ pub enum Event {
 pub struct Stored {
     /// The change.
     pub event: Event,
-    /// Time left for the first and second seats (total clocks; zero otherwise).
+    /// Time left for the first and second seats when the next turn starts (`crate::clock`: a
+    /// per-move clock's full time, zero for a fallen flag; zeros without a clock; logs stored
+    /// before hold zeros for per-move clocks, which are not read back).
     pub clocks: [u64; 2],
 }
 
@@ -183,14 +186,6 @@ pub struct Done {
     pub rematch: bool,
 }
 
-#[derive(Clone, Debug)]
-struct Clocks {
-    spec: ClockSpec,
-    left: [u64; 2],
-    // The seat whose clock runs, and since when.
-    running: Option<(Seat, Instant)>,
-}
-
 fn idx(seat: Seat) -> usize {
     match seat {
         Seat::First => 0,
@@ -219,60 +214,6 @@ fn ms_between(from: Instant, to: Instant) -> u64 {
     u64::try_from(to.saturating_duration_since(from).as_millis()).unwrap_or(u64::MAX)
 }
 
-impl Clocks {
-    fn new(spec: ClockSpec) -> Clocks {
-        let left = match spec {
-            ClockSpec::Total { ms, .. } => [ms, ms],
-            _ => [0, 0],
-        };
-        Clocks {
-            spec,
-            left,
-            running: None,
-        }
-    }
-
-    /// Time left for `seat` at `now`; `None` without a clock.
-    fn remaining(&self, seat: Seat, now: Instant) -> Option<u64> {
-        let used = match self.running {
-            Some((s, since)) if s == seat => ms_between(since, now),
-            _ => 0,
-        };
-        match self.spec {
-            ClockSpec::None => None,
-            ClockSpec::PerMove { ms } => Some(ms.saturating_sub(used)),
-            ClockSpec::Total { .. } => Some(self.left[idx(seat)].saturating_sub(used)),
-        }
-    }
-
-    /// When the running clock's flag falls.
-    fn deadline(&self) -> Option<Instant> {
-        let (seat, since) = self.running?;
-        let left = match self.spec {
-            ClockSpec::None => return None,
-            ClockSpec::PerMove { ms } => ms,
-            ClockSpec::Total { .. } => self.left[idx(seat)],
-        };
-        Some(since + std::time::Duration::from_millis(left))
-    }
-
-    /// The readings to store after `seat` acts at `now`: its time used, plus the increment when
-    /// `increment` (a move, not a decision or a takeback).
-    fn after_action(&self, seat: Seat, now: Instant, increment: bool) -> [u64; 2] {
-        let mut left = self.left;
-        if let ClockSpec::Total { increment_ms, .. } = self.spec {
-            if let Some((running, since)) = self.running {
-                let i = idx(running);
-                left[i] = left[i].saturating_sub(ms_between(since, now));
-            }
-            if increment {
-                left[idx(seat)] += increment_ms;
-            }
-        }
-        left
-    }
-}
-
 /// Why an action was refused; the table is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -293,7 +234,7 @@ pub struct Table {
     players: [Option<Player>; 2],
     // Who took each action of the game (moves and decisions), in order, for takebacks.
     actors: Vec<Seat>,
-    clocks: Clocks,
+    clock: Option<Clock>,
     request: Option<(RequestKind, Seat)>,
     rematch: Option<String>,
     seq: u64,
@@ -309,7 +250,7 @@ impl Table {
         let game = settings.new_game()?;
         Ok(Table {
             id,
-            clocks: Clocks::new(settings.clock),
+            clock: Clock::new(settings.clock),
             settings,
             game,
             players: [None, None],
@@ -369,20 +310,21 @@ impl Table {
             .find(|&s| self.players[idx(s)].is_none())
     }
 
-    /// The seat to act now, once both seats are taken.
-    fn actor(&self) -> Option<Seat> {
-        if self.players.iter().any(Option::is_none) {
-            return None;
-        }
-        match self.game.pending() {
-            Pending::Move { seat, .. } | Pending::Choice { seat, .. } => Some(seat),
-            Pending::Over => None,
-        }
-    }
-
     /// When the running clock's flag falls, if a clock runs.
     pub fn deadline(&self) -> Option<Instant> {
-        self.clocks.deadline()
+        self.clock.as_ref()?.deadline()
+    }
+
+    // The readings to store with an event that leaves the clocks as they are.
+    fn readings(&self) -> [u64; 2] {
+        self.clock.as_ref().map_or([0, 0], Clock::readings)
+    }
+
+    // The readings after a turn ended at `now` as `end` says.
+    fn readings_after(&self, end: TurnEnd, now: Instant) -> [u64; 2] {
+        self.clock
+            .as_ref()
+            .map_or([0, 0], |clock| clock.after(end, now))
     }
 
     /// When `seat`'s grace period ends, while it is gone (the state must then be sent again:
@@ -412,17 +354,10 @@ impl Table {
 
     /// A flag that has fallen by `now`, as the event that ends the game.
     pub fn check_time(&mut self, now: Instant) -> Option<Stored> {
-        let (seat, _) = self.clocks.running?;
-        if self.clocks.remaining(seat, now) != Some(0) {
-            return None;
-        }
-        let mut clocks = self.clocks.after_action(seat, now, false);
-        if matches!(self.clocks.spec, ClockSpec::Total { .. }) {
-            clocks[idx(seat)] = 0;
-        }
+        let seat = self.clock.as_ref()?.fallen(now)?;
         let stored = Stored {
             event: Event::Timeout { seat: role(seat) },
-            clocks,
+            clocks: self.readings_after(TurnEnd::Flag, now),
         };
         self.apply(&stored, now).ok()?;
         Some(stored)
@@ -450,7 +385,7 @@ impl Table {
                 name,
                 token_hash,
             },
-            clocks: self.clocks.left,
+            clocks: self.readings(),
         };
         self.apply(&stored, now).map_err(Refused)?;
         Ok((seat, stored))
@@ -461,7 +396,7 @@ impl Table {
         // Chat does not touch the clocks.
         let stored = Stored {
             event: Event::Chat(line),
-            clocks: self.clocks.left,
+            clocks: self.readings(),
         };
         // A chat event cannot fail to apply.
         self.apply(&stored, now).ok();
@@ -472,7 +407,7 @@ impl Table {
     pub fn set_rematch(&mut self, id: String, now: Instant) -> Stored {
         let stored = Stored {
             event: Event::Rematch { id },
-            clocks: self.clocks.left,
+            clocks: self.readings(),
         };
         self.apply(&stored, now).ok();
         stored
@@ -537,13 +472,6 @@ impl Table {
         Ok(())
     }
 
-    // The clocks after an action that ends or rewinds the turn without a move of `seat`'s: the
-    // running clock (whoever's it is) is charged, without an increment.
-    fn clocks_stopped(&self, seat: Seat, now: Instant) -> [u64; 2] {
-        let running = self.clocks.running.map(|(s, _)| s).unwrap_or(seat);
-        self.clocks.after_action(running, now, false)
-    }
-
     fn both_seated(&self) -> bool {
         self.players.iter().all(Option::is_some)
     }
@@ -578,7 +506,7 @@ impl Table {
             x: p.x,
             y: p.y,
         };
-        let clocks = self.clocks.after_action(seat, now, true);
+        let clocks = self.readings_after(TurnEnd::Stone(seat), now);
         self.store(event, clocks, now, done)?;
         if let Some((kind, by)) = lapsed {
             done.notice = Some(format!(
@@ -618,7 +546,7 @@ impl Table {
             seat: role(seat),
             choice: text,
         };
-        let clocks = self.clocks.after_action(seat, now, false);
+        let clocks = self.readings_after(TurnEnd::Other, now);
         self.store(event, clocks, now, done)
     }
 
@@ -674,11 +602,11 @@ impl Table {
                     by: role(by),
                     actions,
                 };
-                let clocks = self.clocks_stopped(seat, now);
+                let clocks = self.readings_after(TurnEnd::Other, now);
                 self.store(event, clocks, now, done)
             }
             RequestKind::Draw => {
-                let clocks = self.clocks_stopped(seat, now);
+                let clocks = self.readings_after(TurnEnd::Other, now);
                 self.store(Event::Draw, clocks, now, done)
             }
             RequestKind::Rematch => {
@@ -726,7 +654,7 @@ impl Table {
         if !self.both_seated() {
             return refuse("the game has not started");
         }
-        let clocks = self.clocks_stopped(seat, now);
+        let clocks = self.readings_after(TurnEnd::Other, now);
         self.store(Event::Resign { seat: role(seat) }, clocks, now, done)
     }
 
@@ -740,7 +668,7 @@ impl Table {
                 self.grace_ms / 1000
             ));
         }
-        let clocks = self.clocks_stopped(seat, now);
+        let clocks = self.readings_after(TurnEnd::Other, now);
         self.store(Event::Claim { seat: role(seat) }, clocks, now, done)
     }
 
@@ -847,16 +775,11 @@ impl Table {
             }
         }
         self.seq += 1;
-        if !matches!(stored.event, Event::Chat(_) | Event::Rematch { .. }) {
-            // The clocks as stored; the seat to act (if any) starts thinking now. Nobody's
-            // clock runs before the first stone (as on the big online sites): black's time
-            // does not go while it waits for the opponent to arrive or to settle.
-            self.clocks.left = stored.clocks;
-            self.clocks.running = match self.clocks.spec {
-                ClockSpec::None => None,
-                _ if self.game.moves().is_empty() => None,
-                _ => self.actor().map(|s| (s, now)),
-            };
+        if let Some(clock) = &mut self.clock
+            && !matches!(stored.event, Event::Chat(_) | Event::Rematch { .. })
+        {
+            // The clocks as stored; the seat to act (if any) starts thinking now.
+            clock.set(stored.clocks, &self.game, now);
         }
         Ok(())
     }
@@ -919,7 +842,7 @@ impl Table {
                 taken: p.is_some(),
                 connected: connected[i],
                 color: self.color_of(s).map(|c| c.name().to_string()),
-                clock_ms: self.clocks.remaining(s, now),
+                clock_ms: self.clock.as_ref().map(|c| c.remaining(s, now)),
                 gone_ms: if p.is_some() {
                     self.gone_since[i].map(|t| ms_between(t, now))
                 } else {
@@ -960,7 +883,7 @@ impl Table {
             points: self.game.moves().iter().map(|p| [p.x, p.y]).collect(),
             pending,
             seats: [seat_state(Seat::First), seat_state(Seat::Second)],
-            running: self.clocks.running.map(|(s, _)| role(s)),
+            running: self.clock.as_ref().and_then(Clock::running).map(role),
             request: self
                 .request
                 .map(|(kind, by)| RequestState { kind, by: role(by) }),
