@@ -63,13 +63,13 @@ pub fn balanced_random_opening(
             return None;
         }
         let (count, radius) = if rng.below(2) == 0 { (3, 2) } else { (5, 3) };
-        let Some(board) = random_board(&mut rng, size, rule, centre, count, radius) else {
+        let Some((board, moves)) = random_board(&mut rng, size, rule, centre, count, radius) else {
             continue;
         };
-        let j = judge(engine, &board.0, rule, Color::White, &limits, stop);
+        let j = judge(engine, &board, rule, Color::White, &limits, stop);
         if !j.score.is_decisive() && j.black_value.abs() < BALANCED {
             return Some(JudgedOpening {
-                moves: board.1,
+                moves,
                 black_value: j.black_value,
             });
         }

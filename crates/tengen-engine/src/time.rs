@@ -26,7 +26,6 @@ impl TimeControl {
     /// assert!(t < Duration::from_millis(5_000) && t > Duration::from_millis(1_000));
     /// ```
     pub fn budget(&self) -> Duration {
-        const MARGIN_MS: u64 = 80;
         let mut ms = u64::MAX;
         if let Some(left) = self.left {
             let share = left / 25 + self.increment * 3 / 4;
@@ -34,9 +33,7 @@ impl TimeControl {
             ms = ms.min(share.min(left / 3));
         }
         if let Some(turn) = self.per_move {
-            // A tenth of the turn, and at least MARGIN_MS, stays unused: setting up the search,
-            // a busy machine and the reply's way back all take time.
-            ms = ms.min(turn.saturating_sub((turn / 10).max(MARGIN_MS)));
+            ms = ms.min(usable_turn_ms(turn));
         }
         if ms == u64::MAX {
             ms = 5_000;
@@ -68,15 +65,20 @@ impl TimeControl {
         };
         let mut hard = (soft * 3).min(Duration::from_millis(left / 5)).max(soft);
         if let Some(turn) = self.per_move {
-            hard = hard.min(Duration::from_millis(
-                turn.saturating_sub((turn / 10).max(80)).max(10),
-            ));
+            hard = hard.min(Duration::from_millis(usable_turn_ms(turn).max(10)));
         }
         TimePlan {
             soft: soft.min(hard),
             hard,
         }
     }
+}
+
+/// The part of a `turn` (milliseconds) a search may use: a tenth of it, and at least 80 ms, stays
+/// unused, since setting up the search, a busy machine and the reply's way back all take time.
+fn usable_turn_ms(turn: u64) -> u64 {
+    const MARGIN_MS: u64 = 80;
+    turn.saturating_sub((turn / 10).max(MARGIN_MS))
 }
 
 /// How long one move's search expects to take and may take at most (see
