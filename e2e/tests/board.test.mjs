@@ -4,7 +4,7 @@
 // boards, printed in the report, never asserted.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { newGame, clickPoint, pointOnScreen, waitPlayed, playedCount } from './harness.mjs';
+import { newGame, clickPoint, pointOnScreen, waitPlayed, waitIdle, playedCount } from './harness.mjs';
 import { openApp, closeApp, play as playMoves, assertNoProblems } from './harness.mjs';
 
 let server, browser, page;
@@ -182,7 +182,10 @@ test('on a 360 px wide phone the new-game dialog and the panel fit', async () =>
     await page.check('input[name=opponent][value=friend]');
     await page.selectOption('select[name=size]', '15');
     await page.click('#start');
-    await page.waitForFunction(() => !document.getElementById('new-game-dialog').open);
+    // The new game is on the board (not the one shown while it was being made) before the tap:
+    // a tap while the page is busy is not a move, and the old board's geometry is not the new one's.
+    await page.waitForFunction(() => !document.getElementById('new-game-dialog').open && document.getElementById('board').dataset.height === '15');
+    await waitIdle(page);
     await clickPoint(page, 'h8', { x: 0.3, y: -0.3 });
     await waitPlayed(page, 1);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 360);
