@@ -163,8 +163,16 @@ fn own_chances_move(game: &Game, rng: &mut Rng) -> Option<Point> {
 pub(crate) struct Rng(u64);
 
 impl Rng {
+    /// Every seed its own stream: the seed goes through SplitMix64's finaliser (a bijection),
+    /// so seeds that differ in one bit start far apart. (Forcing the low bit to one instead, to
+    /// keep the state non-zero, made seeds `2k` and `2k + 1` play the same stream.)
     pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x2545_f491_4f6c_dd1d | 1)
+        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        // xorshift's one fixed point; the finaliser maps exactly one seed there.
+        Rng(if z == 0 { 0x2545_f491_4f6c_dd1d } else { z })
     }
 
     pub(crate) fn below(&mut self, n: u64) -> u64 {
@@ -246,5 +254,21 @@ impl Engine {
             .get(rng.below(near.len() as u64) as usize)
             .unwrap_or(&best);
         played(pick.moves.first())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rng;
+
+    #[test]
+    fn neighbouring_seeds_give_different_streams() {
+        let firsts: std::collections::HashSet<Vec<u64>> = (0..2_000u64)
+            .map(|seed| {
+                let mut rng = Rng::new(seed);
+                (0..4).map(|_| rng.below(1 << 40)).collect()
+            })
+            .collect();
+        assert_eq!(firsts.len(), 2_000);
     }
 }

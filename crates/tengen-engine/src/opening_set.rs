@@ -6,6 +6,7 @@
 //! candidate is kept only when a search finds it within [`BALANCED`] of even, the bound the
 //! swap2 decisions use too.
 
+use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 
 use tengen_rules::{Board, BoardSize, Color, Point, Rule};
@@ -77,6 +78,34 @@ pub fn balanced_random_opening(
     None
 }
 
+/// Balanced openings from successive seeds (`seed`, `seed + 1`, ...), each with the seed that
+/// made it, without repeats: a position already given (the same stones of each colour, in
+/// whatever order) is skipped. Ends when a seed finds no balanced opening or `stop` is set.
+pub fn distinct_balanced_openings<'a>(
+    size: BoardSize,
+    rule: Rule,
+    seed: u64,
+    judge_nodes: u64,
+    stop: &'a AtomicBool,
+) -> impl Iterator<Item = (u64, JudgedOpening)> + 'a {
+    let mut seen: HashSet<[Vec<Point>; 2]> = HashSet::new();
+    (seed..=u64::MAX)
+        .map_while(move |seed| {
+            // A fresh engine for each seed, so that each opening depends on its seed alone.
+            let mut engine = Engine::new(1);
+            let o = balanced_random_opening(&mut engine, size, rule, seed, judge_nodes, stop)?;
+            let mut stones = [Vec::new(), Vec::new()];
+            for (i, &p) in o.moves.iter().enumerate() {
+                stones[i % 2].push(p);
+            }
+            stones
+                .iter_mut()
+                .for_each(|s| s.sort_by_key(|p| (p.y, p.x)));
+            Some(seen.insert(stones).then_some((seed, o)))
+        })
+        .flatten()
+}
+
 // `count` stones, black on the centre, the rest within `radius` of it, each playable for its
 // colour under `rule`.
 fn random_board(
@@ -137,6 +166,20 @@ mod tests {
             let b = balanced_random_opening(&mut fresh, BoardSize::STANDARD, rule, 3, 3_000, &stop);
             assert_eq!(Some(a), b);
         }
+    }
+
+    #[test]
+    fn a_set_has_no_repeats_and_takes_successive_seeds() {
+        let stop = AtomicBool::new(false);
+        let set: Vec<(u64, JudgedOpening)> =
+            distinct_balanced_openings(BoardSize::STANDARD, Rule::Freestyle, 2, 3_000, &stop)
+                .take(12)
+                .collect();
+        assert_eq!(set.len(), 12);
+        assert_eq!(set[0].0, 2);
+        assert!(set.windows(2).all(|w| w[0].0 < w[1].0));
+        let moves: HashSet<&Vec<Point>> = set.iter().map(|(_, o)| &o.moves).collect();
+        assert_eq!(moves.len(), 12);
     }
 
     #[test]

@@ -364,21 +364,12 @@ fn openings(args: OpeningsArgs) -> ExitCode {
     use std::sync::atomic::AtomicBool;
     let stop = AtomicBool::new(false);
     let centre = args.size.center();
-    for k in 0..u64::from(args.count) {
-        // A fresh engine for each opening, so that each line depends on its seed alone.
-        let mut engine = tengen_engine::Engine::new(1);
-        let seed = args.seed.wrapping_add(k);
-        let Some(o) = tengen_engine::opening_set::balanced_random_opening(
-            &mut engine,
-            args.size,
-            args.rule,
-            seed,
-            args.nodes,
-            &stop,
-        ) else {
-            eprintln!("tengen openings: no balanced opening found from seed {seed}");
-            return ExitCode::FAILURE;
-        };
+    let mut given = 0;
+    let openings = tengen_engine::opening_set::distinct_balanced_openings(
+        args.size, args.rule, args.seed, args.nodes, &stop,
+    );
+    for (seed, o) in openings.take(args.count as usize) {
+        given += 1;
         // Piskvork's offsets from the centre, y down, as `match --openings FILE` reads them.
         let offsets: Vec<String> = o
             .moves
@@ -390,6 +381,13 @@ fn openings(args: OpeningsArgs) -> ExitCode {
             offsets.join(", "),
             o.black_value
         );
+    }
+    if given < args.count {
+        eprintln!(
+            "tengen openings: {given} of {} found; the next seed found no balanced opening",
+            args.count
+        );
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

@@ -79,8 +79,11 @@ fn tengen_against_the_classic_bot() {
         "name=classic",
         "--games",
         "2",
+        // Far more than either needs (the intermediate level stops at 250 ms, the classic
+        // player does not search): the test is about the runner, and a loaded machine must not
+        // turn a slow move into a loss on time.
         "--tc",
-        "300",
+        "5000",
         "--openings",
         "renju26",
         "--rotate",
@@ -174,8 +177,10 @@ fn misbehaving_brains_lose_with_the_reason() {
         "gauntlet",
         "--games",
         "2",
+        // The beginner stops at 250 ms; the rest is room for a loaded machine, so that only the
+        // stalled brain runs out of time.
         "--tc",
-        "300",
+        "2000",
         "--concurrency",
         "2",
         "--json",
