@@ -167,10 +167,7 @@ impl Rng {
     /// so seeds that differ in one bit start far apart. (Forcing the low bit to one instead, to
     /// keep the state non-zero, made seeds `2k` and `2k + 1` play the same stream.)
     pub(crate) fn new(seed: u64) -> Rng {
-        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
+        let z = crate::position::splitmix64(seed);
         // xorshift's one fixed point; the finaliser maps exactly one seed there.
         Rng(if z == 0 { 0x2545_f491_4f6c_dd1d } else { z })
     }

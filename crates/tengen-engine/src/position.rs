@@ -151,8 +151,14 @@ const fn code(c: Color) -> u8 {
 fn zobrist(sq: Sq, c: Color) -> u64 {
     // SplitMix64 of the cell and colour: a fixed random number per (cell, colour) without a table
     // whose size would depend on the board.
-    let mut z = (sq as u64) << 1 | ci(c) as u64;
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    splitmix64((sq as u64) << 1 | ci(c) as u64)
+}
+
+/// SplitMix64's output for state `x`: a bijection that scatters neighbouring inputs far apart,
+/// for the Zobrist keys and for seeding the levels' random choices.
+#[inline]
+pub(crate) fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
