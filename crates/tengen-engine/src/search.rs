@@ -479,14 +479,12 @@ impl<'a> Searcher<'a> {
         // +53 +/- 41 in freestyle (H1 in 269 games) and +28 +/- 28 in renju (600 games),
         // self-play at 40k nodes a move.
         let killers = self.killers[ply.min(MAX_PLY)];
-        let counter_slot = self
-            .pos
-            .last_move()
-            .map(|prev| prev * 2 + crate::position::ci(me));
+        // The counter-moves and the history are both kept by (point, side to move).
+        let me_index = crate::position::ci(me);
+        let counter_slot = self.pos.last_move().map(|prev| prev * 2 + me_index);
         let counter = counter_slot
             .and_then(|i| self.counter_moves.get(i).copied())
             .unwrap_or(NO_MOVE);
-        let me_index = crate::position::ci(me);
         for m in moves.iter_mut() {
             let s = m.0 as u32;
             if s == tt_move {
@@ -563,9 +561,9 @@ impl<'a> Searcher<'a> {
                 if let Some(c) = counter_slot.and_then(|i| self.counter_moves.get_mut(i)) {
                     *c = sq as u32;
                 }
-                // The cut's move gains, the quiet moves tried before it lose, each by depth²
-                // with gravity towards zero, so the history stays within ±HISTORY_MAX and
-                // recent cuts count more than old ones.
+                // The cut's move gains and, in a node not forced, the moves tried before it
+                // lose, each by depth² (at most HISTORY_MAX), with gravity towards zero: the
+                // history stays within ±HISTORY_MAX and recent cuts count more than old ones.
                 let bonus = (depth.max(1) * depth.max(1)).min(HISTORY_MAX);
                 if forced == Forced::No {
                     for &(tried, _) in &moves[..i] {
