@@ -498,11 +498,15 @@ impl<'a> Searcher<'a> {
         }
         moves.sort_by_key(|m| std::cmp::Reverse(m.1));
         // Step 7: breadth: far-down quiet moves rarely matter in five in a row; the depth left
-        // decides how many are looked at.
-        if forced == Forced::No && ply > 0 {
-            let keep = breadth(self.pos.rule(), depth).min(moves.len());
-            moves.truncate(keep);
-        }
+        // decides how many are looked at. But a loss is proven only when every move loses: once
+        // all the kept moves are proven lost, the rest are searched too (Step 8b); without it a
+        // node could announce a forced loss that a move past the breadth holds. Measured: +11
+        // +/- 43 Elo in freestyle (self-play, 255 games at 40k nodes), kept for sound proofs.
+        let keep = if forced == Forced::No && ply > 0 {
+            breadth(self.pos.rule(), depth).min(moves.len())
+        } else {
+            moves.len()
+        };
         let new_depth = if forced == Forced::Four {
             depth
         } else {
@@ -513,6 +517,10 @@ impl<'a> Searcher<'a> {
         let mut best_move = NO_MOVE;
         let mut child = Vec::new();
         for (i, &(sq, _)) in moves.iter().enumerate() {
+            // Step 8b: past the breadth only while every move so far is a proven loss.
+            if i >= keep && best >= -WIN_BOUND {
+                break;
+            }
             self.pos.make(sq);
             // Step 8: PVS: the first move gets the full window, the rest a null window first,
             // late quiet moves also a reduced depth, re-searched when they beat alpha.
