@@ -529,9 +529,12 @@ impl<'a> Searcher<'a> {
                 score = -self.search(new_depth, ply + 1, -beta, -alpha, &mut child);
             } else {
                 // Late quiet moves are searched shallower, by a reduction that grows with the
-                // log of the depth left and of the move's rank, never into the horizon.
+                // log of the depth left and of the move's rank, never into the horizon. Renju
+                // takes more (ln × ln / 1.4 against / 1.8): +74 +/- 54 Elo, H1 after 166
+                // self-play games at 40k nodes, with the history by side in place.
                 let reduce = if forced == Forced::No && depth >= 3 && i >= 3 {
-                    let r = ((depth as f64).ln() * (i as f64).ln() / 1.8) as i32;
+                    let r = ((depth as f64).ln() * (i as f64).ln() / lmr_divisor(self.pos.rule()))
+                        as i32;
                     r.clamp(1, depth - 2)
                 } else {
                     0
@@ -1247,6 +1250,16 @@ fn breadth(rule: Rule, depth: i32) -> usize {
     match rule {
         Rule::Freestyle => 6 + 3 * depth,
         Rule::Renju | Rule::Standard | Rule::Caro => 8 + 4 * depth,
+    }
+}
+
+/// Step 8's late-move reductions are ln(depth) × ln(rank) divided by this. Renju's is measured
+/// (above); freestyle's / 1.4 lost before the history was kept by side (-25 +/- 53 in 166
+/// games), and standard and caro, untested, keep freestyle's.
+fn lmr_divisor(rule: Rule) -> f64 {
+    match rule {
+        Rule::Renju => 1.4,
+        Rule::Freestyle | Rule::Standard | Rule::Caro => 1.8,
     }
 }
 
