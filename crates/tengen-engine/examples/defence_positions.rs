@@ -1,18 +1,25 @@
 //! Builds the defence test set (`tests/data/defence.txt`) from game records: every position in
-//! which the side to move has no win by fours of its own, the opponent would win by fours were it
-//! his move, and the move played in the game did not stop him. For each such position it lists
+//! which the side to move has no win by fours of its own, the opponent would win were it his
+//! move (by fours, or by threats with at most two open threes: a four-three or three-three
+//! prepared), the move played in the game did not stop him, and the side to move is not lost
+//! already (a search of its own side proves no loss). For each such position it lists
 //! every point that holds: after it the opponent has no VCF within 20 fours, and a search of the
-//! opponent's side (400,000 nodes) finds no forced win either; a point that passes is searched
-//! again, ten times deeper (4,000,000 nodes), since attacks 30 and more plies long escape the
-//! first look.
+//! opponent's side finds no forced win either: first 50,000 nodes, then 400,000 for the points
+//! that pass, then ten times deeper (4,000,000 nodes), since attacks 30 and more plies long
+//! escape the shallower looks. A forced win found by any of them is a proof, so the quick looks
+//! only save time.
 //!
 //! ```text
 //! cargo run --release -p tengen-engine --example defence_positions -- GAME.txt... > defence.txt
 //! ```
 //!
+//! A position is dropped after all when a 4,000,000-node search of the side to move proves
+//! every move lost: "no win found" after a hold is not a proof that it holds.
+//!
 //! With `--recheck FILE`, it reads a set already made and checks each listed hold again by the
-//! deep search, writing the set back with the holds that survive; a position left with none is
-//! dropped (both reported on standard error).
+//! deep search, writing the set back with the holds that survive; a position left with none, or
+//! which the deep search of the side to move proves lost, is dropped (reported on standard
+//! error).
 //!
 //! A record is the text `tengen match --out` writes: `# rule: freestyle, board 15x15` and the
 //! moves in renju notation on the last line.
@@ -23,7 +30,13 @@ use tengen_engine::{Engine, Limits};
 use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, parse_point, point_name};
 
 const VCF_FOURS: u32 = 20;
+/// A quick look first: a forced win it finds is as proven as a deeper one's, and most points
+/// that do not hold are disposed of by it.
+const QUICK_CHECK_NODES: u64 = 50_000;
 const CHECK_NODES: u64 = 400_000;
+/// The opponent's threat search: open threes it may use, and its node budget.
+const VCT_THREES: u32 = 2;
+const VCT_NODES: u64 = 100_000;
 const DEEP_CHECK_NODES: u64 = 4_000_000;
 
 fn main() {
@@ -57,6 +70,7 @@ fn main() {
             .filter_map(|m| parse_point(size, m).ok())
             .collect();
         let mut game = Game::new(size, rule);
+        eprintln!("{path}: {} moves", moves.len());
         for (i, &played) in moves.iter().enumerate() {
             if game.outcome().is_some() {
                 break;
@@ -100,10 +114,31 @@ fn must_defend(
     {
         return None;
     }
-    engine.find_vcf(board, rule, opp, VCF_FOURS, &none, &stop)?;
+    // The opponent's prepared attack: a VCF, or a VCT of at most two open threes (a four-three
+    // or a three-three in the making).
+    let vct_limits = Limits {
+        nodes: Some(VCT_NODES),
+        ..Limits::default()
+    };
+    if engine
+        .find_vcf(board, rule, opp, VCF_FOURS, &none, &stop)
+        .is_none()
+    {
+        engine.clear_hash();
+        engine.find_vct(board, rule, opp, VCT_THREES, &vct_limits, &stop)?;
+    }
     if !opponent_wins_after(engine, board, rule, side, played, CHECK_NODES) {
         return None;
     }
+    // A position already lost (a search of the side to move proves every move loses) has no
+    // hold to find; one search saves a search of every point.
+    if lost_already(engine, board, rule, side, CHECK_NODES) {
+        return None;
+    }
+    eprintln!(
+        "  a position to defend after {} stones",
+        board.stones().count()
+    );
     let mut holds = Vec::new();
     for p in board.size().points() {
         if !board.is_empty_at(p)
@@ -113,12 +148,30 @@ fn must_defend(
         {
             continue;
         }
-        if !opponent_wins_after(engine, board, rule, side, p, CHECK_NODES) {
+        if !opponent_wins_after(engine, board, rule, side, p, QUICK_CHECK_NODES) {
             holds.push(p);
         }
     }
+    holds.retain(|&p| !opponent_wins_after(engine, board, rule, side, p, CHECK_NODES));
     holds.retain(|&p| !opponent_wins_after(engine, board, rule, side, p, DEEP_CHECK_NODES));
-    (!holds.is_empty()).then_some(holds)
+    // A hold is only a point the opponent's search found no win after; a deep search of the
+    // side to move may still prove every move lost.
+    if holds.is_empty() || lost_already(engine, board, rule, side, DEEP_CHECK_NODES) {
+        return None;
+    }
+    Some(holds)
+}
+
+/// Whether a search of `side`'s own position (`nodes` nodes) proves every move lost.
+fn lost_already(engine: &mut Engine, board: &Board, rule: Rule, side: Color, nodes: u64) -> bool {
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    engine.clear_hash();
+    let own = engine.search(board, rule, side, &limits, &stop, &mut |_| {});
+    matches!(own.score(), Some(tengen_engine::Score::Loss(_)))
 }
 
 /// Checks every hold of the set in `path` again by the deep search and prints the set back.
@@ -148,6 +201,10 @@ fn recheck(engine: &mut Engine, path: &str) {
         }
         if holds.is_empty() {
             eprintln!("  dropped: no hold left");
+            continue;
+        }
+        if lost_already(engine, game.board(), rule, side, DEEP_CHECK_NODES) {
+            eprintln!("{rule} {}: dropped: every move proven lost", fields[1]);
             continue;
         }
         println!(

@@ -1,15 +1,17 @@
 //! The engine holds against prepared attacks: in every position of `tests/data/defence.txt` the
 //! opponent would win by continuous fours were it his move, and the move played in the game let
-//! him. The file lists every move that holds (checked by a VCF of 20 fours and a 400,000-node
-//! search of the opponent's side, see `examples/defence_positions.rs`).
+//! him. The file lists every move that holds: after it the opponent has no VCF within 20 fours,
+//! and neither a 400,000-node nor then a 4,000,000-node search of his side finds a forced win
+//! (see `examples/defence_positions.rs`).
 //!
-//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 20 of 23 at
-//! 200,000 nodes (19 before the pruning where no threat can hide, 18 in earlier builds, 16
-//! before the leaf VCF looked 20 fours deep, 13 before forks entered the evaluation, 9 before
-//! the exact open-three defence), so the test keeps that floor and prints every position it
-//! does not hold; raise it as the defence improves. In some of the positions the engine proves
-//! every move lost to threats deeper than the set's own check sees, so not all of the listed
-//! holds may be real.
+//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 14 of 18 at
+//! 200,000 nodes, so the test keeps that floor and prints every position it does not hold; raise
+//! it as the defence improves. The set was first checked at 400,000 nodes only: rechecked at
+//! 4,000,000, 10 of its 23 positions had no hold left (every listed hold loses to an attack 13
+//! to 41 plies long), among them the 3 the engine did not hold, and were dropped; 5 positions
+//! from later games came in, of which the engine holds 1. Before the recheck it held 20 of the
+//! 23 (16 before the leaf VCF looked 20 fours deep, 13 before forks entered the evaluation, 9
+//! before the exact open-three defence).
 
 use std::sync::atomic::AtomicBool;
 
@@ -19,8 +21,9 @@ use tengen_rules::{BoardSize, Game, Rule, parse_point, point_name};
 /// Nodes the engine gets for each position.
 const NODES: u64 = 200_000;
 
-/// How many positions the engine holds today: the floor the test keeps.
-const HOLD_AT_LEAST: usize = 20;
+/// How many positions the engine holds today: the floor the test keeps (the goal is 95%, 18 of
+/// these 18).
+const HOLD_AT_LEAST: usize = 14;
 
 struct Case {
     rule: Rule,
@@ -49,7 +52,7 @@ fn cases() -> Vec<Case> {
 #[test]
 fn holds_against_prepared_attacks() {
     let cases = cases();
-    assert!(cases.len() >= 20, "the set has {} positions", cases.len());
+    assert!(cases.len() >= 18, "the set has {} positions", cases.len());
     let size = BoardSize::STANDARD;
     let stop = AtomicBool::new(false);
     let limits = Limits {
