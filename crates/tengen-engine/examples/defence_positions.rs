@@ -26,7 +26,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use tengen_engine::{Engine, Limits};
+use tengen_engine::{Engine, Limits, Score};
 use tengen_rules::{Board, BoardSize, Color, Game, Point, Rule, parse_point, point_name};
 
 const VCF_FOURS: u32 = 20;
@@ -116,14 +116,14 @@ fn must_defend(
     }
     // The opponent's prepared attack: a VCF, or a VCT of at most two open threes (a four-three
     // or a three-three in the making).
-    let vct_limits = Limits {
-        nodes: Some(VCT_NODES),
-        ..Limits::default()
-    };
     if engine
         .find_vcf(board, rule, opp, VCF_FOURS, &none, &stop)
         .is_none()
     {
+        let vct_limits = Limits {
+            nodes: Some(VCT_NODES),
+            ..Limits::default()
+        };
         engine.clear_hash();
         engine.find_vct(board, rule, opp, VCT_THREES, &vct_limits, &stop)?;
     }
@@ -164,14 +164,30 @@ fn must_defend(
 
 /// Whether a search of `side`'s own position (`nodes` nodes) proves every move lost.
 fn lost_already(engine: &mut Engine, board: &Board, rule: Rule, side: Color, nodes: u64) -> bool {
+    matches!(
+        proven_score(engine, board, rule, side, nodes),
+        Some(Score::Loss(_))
+    )
+}
+
+/// The score a search of `side` to move finds in `nodes` nodes, with a fresh table so that the
+/// verdict does not depend on the order of the checks.
+fn proven_score(
+    engine: &mut Engine,
+    board: &Board,
+    rule: Rule,
+    side: Color,
+    nodes: u64,
+) -> Option<Score> {
     let stop = AtomicBool::new(false);
     let limits = Limits {
         nodes: Some(nodes),
         ..Limits::default()
     };
     engine.clear_hash();
-    let own = engine.search(board, rule, side, &limits, &stop, &mut |_| {});
-    matches!(own.score(), Some(tengen_engine::Score::Loss(_)))
+    engine
+        .search(board, rule, side, &limits, &stop, &mut |_| {})
+        .score()
 }
 
 /// Checks every hold of the set in `path` again by the deep search and prints the set back.
@@ -238,12 +254,8 @@ fn opponent_wins_after(
     {
         return true;
     }
-    let limits = Limits {
-        nodes: Some(nodes),
-        ..Limits::default()
-    };
-    // A fresh table for every check, so that the verdict does not depend on the order.
-    engine.clear_hash();
-    let r = engine.search(&b, rule, opp, &limits, &stop, &mut |_| {});
-    matches!(r.score(), Some(tengen_engine::Score::Win(_)))
+    matches!(
+        proven_score(engine, &b, rule, opp, nodes),
+        Some(Score::Win(_))
+    )
 }

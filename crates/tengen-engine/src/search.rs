@@ -1254,8 +1254,9 @@ fn breadth(rule: Rule, depth: i32) -> usize {
 }
 
 /// Step 8's late-move reductions are ln(depth) × ln(rank) divided by this. Renju's is measured
-/// (above); freestyle's / 1.4 lost before the history was kept by side (-25 +/- 53 in 166
-/// games), and standard and caro, untested, keep freestyle's.
+/// (above; / 1.2 lost, -40 +/- 56 in 150 games); under freestyle / 1.4 (-15 +/- 48 in 202
+/// games) and / 1.6 (-9 +/- 39 in 307, H0) did not beat / 1.8. Standard and caro, untested,
+/// keep freestyle's.
 fn lmr_divisor(rule: Rule) -> f64 {
     match rule {
         Rule::Renju => 1.4,

@@ -1,8 +1,8 @@
 //! The engine holds against prepared attacks: in every position of `tests/data/defence.txt` the
-//! opponent would win by continuous fours were it his move, and the move played in the game let
-//! him. The file lists every move that holds: after it the opponent has no VCF within 20 fours,
-//! and neither a 400,000-node nor then a 4,000,000-node search of his side finds a forced win
-//! (see `examples/defence_positions.rs`).
+//! opponent would win were it his move (by continuous fours, or by threats with at most two open
+//! threes), and the move played in the game let him. The file lists every move that holds: after
+//! it the opponent has no VCF within 20 fours, and searches of his side up to 4,000,000 nodes
+//! find no forced win (see `examples/defence_positions.rs`).
 //!
 //! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 14 of 18 at
 //! 200,000 nodes, so the test keeps that floor and prints every position it does not hold; raise
