@@ -119,17 +119,43 @@ impl PatTable {
     /// the same value.
     #[inline]
     pub(crate) fn lookup(&self, key: u32) -> [Pat; 2] {
-        let slot = &self.table.0[key as usize & (KEYS - 1)];
-        let mut v = slot.load(Ordering::Relaxed);
-        if v == UNKNOWN {
-            let w = decode(key);
-            let b = classify(&w, BLACK, self.kinds[0]) as u8;
-            let wh = classify(&w, WHITE, self.kinds[1]) as u8;
-            v = b | wh << 4;
-            slot.store(v, Ordering::Relaxed);
-        }
-        [PAT_OF[(v & 15) as usize], PAT_OF[(v >> 4) as usize]]
+        let v = self.lookup_packed(key);
+        [unpack(v, 0), unpack(v, 1)]
     }
+
+    /// Both colours' patterns for `key` in one byte (black's in the low four bits, white's in
+    /// the high four): one compare tells whether either colour's pattern changed.
+    #[inline]
+    pub(crate) fn lookup_packed(&self, key: u32) -> u8 {
+        let slot = &self.table.0[key as usize & (KEYS - 1)];
+        let v = slot.load(Ordering::Relaxed);
+        if v != UNKNOWN {
+            return v;
+        }
+        let w = decode(key);
+        let b = classify(&w, BLACK, self.kinds[0]) as u8;
+        let wh = classify(&w, WHITE, self.kinds[1]) as u8;
+        let v = b | wh << 4;
+        slot.store(v, Ordering::Relaxed);
+        v
+    }
+}
+
+/// The pattern of the colour with index `c` (0 black, 1 white) in a packed byte of
+/// [`PatTable::lookup_packed`].
+#[inline]
+pub(crate) fn unpack(packed: u8, c: usize) -> Pat {
+    // Sixteen entries, so that a four-bit index needs no bounds check.
+    const BY_NIBBLE: [Pat; 16] = {
+        let mut t = [Pat::None; 16];
+        let mut i = 0;
+        while i < PATS {
+            t[i] = PAT_OF[i];
+            i += 1;
+        }
+        t
+    };
+    BY_NIBBLE[((packed >> (4 * (c & 1))) & 15) as usize]
 }
 
 /// The position of offset `k` (-5..=5, not 0) inside a key.

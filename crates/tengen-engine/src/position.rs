@@ -5,7 +5,7 @@
 use tengen_rules::{Board, BoardSize, Color, MAX_UNBOUNDED_COORD, Point, Rule};
 
 use crate::pattern::{
-    BLACK, EDGE, EMPTY, FiveKind, KEYS, PATS, Pat, PatTable, REACH, WHITE, shift,
+    BLACK, EDGE, EMPTY, FiveKind, KEYS, PATS, Pat, PatTable, REACH, WHITE, shift, unpack,
 };
 
 /// A stone put, the counters before it, and where its changes start in the undo logs.
@@ -176,8 +176,9 @@ pub(crate) struct Position {
     cells: Vec<u8>,
     /// Line keys, `keys[sq * 4 + dir]`.
     keys: Vec<u32>,
-    /// Patterns of empty cells, `pats[(sq * 2 + colour) * 4 + dir]`.
-    pats: Vec<Pat>,
+    /// Patterns of empty cells, `pats[sq * 4 + dir]`, both colours in one byte as the pattern
+    /// table packs them (black's in the low four bits).
+    pats: Vec<u8>,
     /// Stones within two cells (king distance), for candidate moves.
     near: Vec<u8>,
     /// The cells with `near > 0`, and each one's index in that list (`u32::MAX` when absent), so
@@ -203,9 +204,13 @@ pub(crate) struct Position {
     pair_counts: [[i32; PAIRS]; 2],
     /// Black's double threes and double fours count as nothing under renju: they are forbidden.
     black_restricted: bool,
+    /// Lean moves keep only what threat searches read (patterns, the five and four counters,
+    /// the hash): the pattern and pair counts, combinations and pairs stay as they were before
+    /// the first lean move, and are exact again once it is taken back.
+    lean: bool,
     /// What each stone put changed, so that taking it back restores instead of recomputing:
     /// the old patterns and combinations (index, value), and per stone the counters before it.
-    undo_pats: Vec<(u32, Pat)>,
+    undo_pats: Vec<(u32, u8)>,
     undo_combos: Vec<(u32, Combo)>,
     undo_pairs: Vec<(u32, u8)>,
     frames: Vec<Frame>,
@@ -256,7 +261,7 @@ impl Position {
             origin,
             cells: vec![EDGE; n],
             keys: vec![0; n * 4],
-            pats: vec![Pat::None; n * 8],
+            pats: vec![0; n * 4],
             near: vec![0; n],
             near_list: Vec::new(),
             near_index: vec![u32::MAX; n],
@@ -281,6 +286,7 @@ impl Position {
                 counts
             },
             black_restricted: rule == Rule::Renju,
+            lean: false,
             undo_pats: Vec::new(),
             undo_combos: Vec::new(),
             undo_pairs: Vec::new(),
@@ -408,7 +414,7 @@ impl Position {
     /// What `c` on the empty `sq` makes along direction `d`.
     #[inline]
     pub(crate) fn pat(&self, sq: Sq, c: Color, d: usize) -> Pat {
-        self.pats[(sq * 2 + ci(c)) * 4 + d]
+        unpack(self.pats[sq * 4 + d], ci(c))
     }
 
     /// Whether `c` on the empty `sq` makes a four or a five on some line.
@@ -435,30 +441,45 @@ impl Position {
     }
 
     // The four patterns of the colour with index `c` on `sq`.
-    #[inline]
+    #[inline(always)]
     fn pats_of(&self, sq: Sq, c: usize) -> [Pat; 4] {
-        let i = (sq * 2 + c) * 4;
+        let p = &self.pats[sq * 4..sq * 4 + 4];
         [
-            self.pats[i],
-            self.pats[i + 1],
-            self.pats[i + 2],
-            self.pats[i + 3],
+            unpack(p[0], c),
+            unpack(p[1], c),
+            unpack(p[2], c),
+            unpack(p[3], c),
         ]
     }
 
     /// Recomputes the patterns of the empty `sq` along `d`, keeping the counts.
-    #[inline]
+    #[inline(always)]
     fn set_pats(&mut self, sq: Sq, d: usize) {
-        let key = self.keys[sq * 4 + d];
-        let both = self.table.lookup(key);
-        for (c, new) in both.into_iter().enumerate() {
-            let slot = (sq * 2 + c) * 4 + d;
-            let old = std::mem::replace(&mut self.pats[slot], new);
-            // Most stones change little at a distance: nothing to recount.
+        let slot = sq * 4 + d;
+        let new = self.table.lookup_packed(self.keys[slot]);
+        // Most stones change nothing at a distance, for either colour: one compare of the
+        // packed byte says so, and the recount below stays out of the loop's way.
+        if self.pats[slot] != new {
+            self.pats_changed(sq, slot, new);
+        }
+    }
+
+    // The patterns of the empty `sq` at `slot` become `new`: the counts, combinations and
+    // pairs follow, and the old byte goes to the undo log.
+    #[inline(never)]
+    fn pats_changed(&mut self, sq: Sq, slot: usize, new: u8) {
+        let old = std::mem::replace(&mut self.pats[slot], new);
+        self.undo_pats.push((slot as u32, old));
+        for c in 0..2 {
+            let (old, new) = (unpack(old, c), unpack(new, c));
             if old == new {
                 continue;
             }
-            self.undo_pats.push((slot as u32, old));
+            if self.lean {
+                self.count(c, old, -1);
+                self.count(c, new, 1);
+                continue;
+            }
             self.pat_counts[c][old as usize] -= 1;
             self.pat_counts[c][new as usize] += 1;
             self.count(c, old, -1);
@@ -507,15 +528,23 @@ impl Position {
 
     // An occupied cell holds no patterns: its weights leave the sums.
     fn clear_pats(&mut self, sq: Sq) {
-        for c in 0..2 {
-            for d in 0..4 {
-                let slot = (sq * 2 + c) * 4 + d;
-                let old = std::mem::replace(&mut self.pats[slot], Pat::None);
-                self.undo_pats.push((slot as u32, old));
-                self.pat_counts[c][old as usize] -= 1;
-                self.pat_counts[c][Pat::None as usize] += 1;
+        for d in 0..4 {
+            let slot = sq * 4 + d;
+            let old = std::mem::replace(&mut self.pats[slot], 0);
+            self.undo_pats.push((slot as u32, old));
+            for c in 0..2 {
+                let old = unpack(old, c);
                 self.count(c, old, -1);
+                if !self.lean {
+                    self.pat_counts[c][old as usize] -= 1;
+                    self.pat_counts[c][Pat::None as usize] += 1;
+                }
             }
+        }
+        if self.lean {
+            return;
+        }
+        for c in 0..2 {
             let old = std::mem::replace(&mut self.combos[sq * 2 + c], Combo::None);
             self.undo_combos.push(((sq * 2 + c) as u32, old));
             self.combo_counts[c][old as usize] -= 1;
@@ -525,6 +554,13 @@ impl Position {
             self.pair_counts[c][old as usize] -= 1;
             self.pair_counts[c][NO_PAIR as usize] += 1;
         }
+    }
+
+    /// Turns lean moves on or off (see the field); returns the setting before. Threat searches
+    /// that read nothing but patterns and the five and four counters move lean: about half of a
+    /// move's bookkeeping is the evaluation's, which they never ask for.
+    pub(crate) fn set_lean(&mut self, lean: bool) -> bool {
+        std::mem::replace(&mut self.lean, lean)
     }
 
     /// How many empty cells give `c` the combined threat `k`.
@@ -680,25 +716,24 @@ impl Position {
     }
 
     fn update_lines(&mut self, sq: Sq, v: u32, add: bool) {
+        // Every offset but the stone's own, nearest first.
+        const OFFSETS: [i32; 2 * PAD as usize] = [-1, 1, -2, 2, -3, 3, -4, 4, -5, 5];
         for d in 0..4 {
             let delta = self.deltas[d];
-            for k in -PAD..=PAD {
-                if k == 0 {
-                    continue;
-                }
+            for k in OFFSETS {
                 let t = (sq as isize + delta * k as isize) as usize;
                 // The stone sits at offset -k as seen from t.
                 let bits = v << shift(-k);
                 let slot = &mut self.keys[t * 4 + d];
                 if add {
-                    *slot |= bits
+                    *slot |= bits;
+                    debug_assert!((*slot as usize) < KEYS);
+                    // A stone taken back restores the patterns from the undo log instead.
+                    if self.cells[t] == EMPTY {
+                        self.set_pats(t, d);
+                    }
                 } else {
-                    *slot &= !bits
-                }
-                debug_assert!((*slot as usize) < KEYS);
-                // A stone taken back restores the patterns from the undo log instead.
-                if add && self.cells[t] == EMPTY {
-                    self.set_pats(t, d);
+                    *slot &= !bits;
                 }
             }
         }
@@ -863,6 +898,73 @@ mod tests {
             }
             // The walk must reach positions with forks, or the test shows nothing.
             assert!(forks_seen > 0, "{rule:?}: no fork ever arose");
+        }
+    }
+
+    #[test]
+    fn lean_moves_keep_what_threat_searches_read_and_take_back_exactly() {
+        for rule in [Rule::Freestyle, Rule::Renju] {
+            let mut full = Position::new(&Board::new(BoardSize::STANDARD), rule, Color::Black);
+            let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+            let mut fours_seen = 0;
+            for round in 0..40 {
+                // A few full moves, then a run of lean ones on a copy, checked against the same
+                // moves played in full, then taken back.
+                let before = full.clone();
+                let mut lean = full.clone();
+                lean.set_lean(true);
+                let mut played = 0;
+                for _ in 0..12 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let p = Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                    let sq = full.sq(p).expect("on the board");
+                    if !full.is_empty(sq) {
+                        continue;
+                    }
+                    full.make(sq);
+                    lean.make(sq);
+                    played += 1;
+                    assert!(lean.pats == full.pats, "{rule:?} round {round}: patterns");
+                    assert_eq!(
+                        (lean.fives, lean.fours, lean.open_fours, lean.hash()),
+                        (full.fives, full.fours, full.open_fours, full.hash()),
+                        "{rule:?} round {round}: counters"
+                    );
+                    fours_seen += (full.fours != [0, 0]) as u32;
+                }
+                for _ in 0..played {
+                    full.unmake();
+                    lean.unmake();
+                }
+                lean.set_lean(false);
+                // Taken back, the lean copy is the position it started from, to the last count.
+                assert!(
+                    lean.pats == before.pats
+                        && lean.combos == before.combos
+                        && lean.pairs == before.pairs
+                        && lean.combo_counts == before.combo_counts
+                        && lean.pair_counts == before.pair_counts
+                        && lean.pat_counts == before.pat_counts,
+                    "{rule:?} round {round}: taken back"
+                );
+                // Keep a few stones for the next round, so later rounds start from busier boards.
+                for _ in 0..2 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let p = Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                    if let Some(sq) = full.sq(p).filter(|&sq| full.is_empty(sq)) {
+                        full.make(sq);
+                    }
+                }
+                if full.stones > 50 {
+                    full = Position::new(&Board::new(BoardSize::STANDARD), rule, Color::Black);
+                }
+            }
+            // The moves must make fours at times, or the counters were never put to the test.
+            assert!(fours_seen > 0, "{rule:?}: no four ever arose");
         }
     }
 }

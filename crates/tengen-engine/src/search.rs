@@ -369,7 +369,30 @@ impl<'a> Searcher<'a> {
         {
             return self.leaf(ply, pv);
         }
-        // Step 3: threats decide before any search: a five wins, two opposing fives lose, a
+        // Step 3: the transposition table: a deep enough result ends the node outside PV lines.
+        // It comes before the move generator, which it spares: only nodes that generated moves
+        // store an entry (Step 9), so a position the generator would settle at once (a five, a
+        // loss, a straight four) never finds one, and the tree is the same.
+        let pv_node = beta - alpha > 1;
+        let key = self.pos.hash();
+        let tt_move = match self.tt.probe(key) {
+            Some(e) => {
+                let score = from_tt(e.score, ply);
+                if !pv_node && e.depth as i32 >= depth {
+                    let cut = match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => score >= beta,
+                        Bound::Upper => score <= alpha,
+                    };
+                    if cut {
+                        return score;
+                    }
+                }
+                e.best
+            }
+            None => NO_MOVE,
+        };
+        // Step 4: threats decide before any search: a five wins, two opposing fives lose, a
         // straight four (with no five to answer) wins in three.
         let mut scratch = std::mem::take(&mut self.scratch[ply.min(MAX_PLY)]);
         let generated = generate(&mut self.pos, &mut scratch);
@@ -393,26 +416,6 @@ impl<'a> Searcher<'a> {
             // No legal move (every free point forbidden to black): treat as a draw.
             return 0;
         }
-        // Step 4: the transposition table: a deep enough result ends the node outside PV lines.
-        let pv_node = beta - alpha > 1;
-        let key = self.pos.hash();
-        let tt_move = match self.tt.probe(key) {
-            Some(e) => {
-                let score = from_tt(e.score, ply);
-                if !pv_node && e.depth as i32 >= depth {
-                    let cut = match e.bound {
-                        Bound::Exact => true,
-                        Bound::Lower => score >= beta,
-                        Bound::Upper => score <= alpha,
-                    };
-                    if cut {
-                        return score;
-                    }
-                }
-                e.best
-            }
-            None => NO_MOVE,
-        };
         // Step 5: at the horizon, a VCF for the side to move is a proven win; otherwise the
         // static evaluation stands. A forced reply is searched on: the block of a four at no
         // cost in depth (the line stays narrow), the answers to an open three for two more
@@ -625,7 +628,10 @@ impl<'a> Searcher<'a> {
         if self.tt.vcf_failed(key, depth) {
             return false;
         }
+        // The VCF reads only patterns and the five and four counters: its moves can be lean.
+        let was_lean = self.pos.set_lean(true);
         let found = self.vcf_inner(attacker, depth, line);
+        self.pos.set_lean(was_lean);
         if !found && !self.aborted {
             self.tt.store_vcf_fail(key, depth);
         }
