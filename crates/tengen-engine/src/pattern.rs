@@ -141,6 +141,21 @@ impl PatTable {
     }
 }
 
+/// By packed byte (see [`PatTable::lookup_packed`]): bit 0 when black makes a four or a five
+/// on that line, bit 1 when white does.
+pub(crate) const FOUR_OR_FIVE: [u8; 256] = {
+    const fn four_or_five(p: usize) -> bool {
+        p >= Pat::Four as usize && p <= Pat::Five as usize
+    }
+    let mut t = [0; 256];
+    let mut v = 0;
+    while v < 256 {
+        t[v] = four_or_five(v & 15) as u8 | (four_or_five(v >> 4) as u8) << 1;
+        v += 1;
+    }
+    t
+};
+
 /// The pattern of the colour with index `c` (0 black, 1 white) in a packed byte of
 /// [`PatTable::lookup_packed`].
 #[inline]

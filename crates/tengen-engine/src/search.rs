@@ -649,13 +649,14 @@ impl<'a> Searcher<'a> {
         }
         let defender = attacker.opponent();
         let mut cells = std::mem::take(&mut self.scratch[MAX_PLY]);
-        self.pos.empty_near_cells(&mut cells);
         let mut def_five = None;
         let mut fours: Vec<(Sq, Info)> = Vec::new();
         let mut result = None;
         let look_for_def_five = self.pos.has_five(defender);
+        // Most cells make no four: the pattern bytes say so before the full look.
+        self.pos
+            .four_cells(attacker, look_for_def_five.then_some(defender), &mut cells);
         for &sq in &cells {
-            // Most cells make no four: four pattern reads say so before the full look.
             if self.pos.makes_four(sq, attacker) {
                 let a = info(&mut self.pos, sq, attacker);
                 if a.five {
