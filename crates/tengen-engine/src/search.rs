@@ -367,7 +367,7 @@ impl<'a> Searcher<'a> {
             && !self.pos.has_five(op)
             && (depth <= -2 || !self.pos.may_have_open_four(op))
         {
-            return self.leaf(ply, pv);
+            return self.leaf(ply, beta, pv);
         }
         // Step 3: the transposition table: a deep enough result ends the node outside PV lines.
         // It comes before the move generator, which it spares: only nodes that generated moves
@@ -426,7 +426,7 @@ impl<'a> Searcher<'a> {
             Forced::Three => depth <= -2,
         };
         if horizon {
-            return self.leaf(ply, pv);
+            return self.leaf(ply, beta, pv);
         }
         // Step 5b: where no threat can hide (the opponent has no open three, so the node is
         // not forced, and no point that makes a four-three or a double three), a node off the
@@ -606,9 +606,19 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    // Step 5 (the leaf): a VCF for the side to move is a proven win; otherwise the static
-    // evaluation stands.
-    fn leaf(&mut self, ply: usize, pv: &mut Vec<Sq>) -> i32 {
+    // Step 5 (the leaf): an evaluation at or above beta stands; below it, a VCF for the side to
+    // move is a proven win, and otherwise the static evaluation stands.
+    fn leaf(&mut self, ply: usize, beta: i32, pv: &mut Vec<Sq>) -> i32 {
+        // Stand pat: an evaluation at or above beta already cuts, and a win by VCF would cut
+        // the same way, so the probe could change the score but not the decision. Most VCF
+        // probes were spent on such leaves: to depth 10 on the freestyle bench middlegame the
+        // search took 7.5 billion instructions before and 1.5 after (renju 6.5 and 3.6).
+        // Self-play at 40k nodes a move: freestyle +138 +/- 82 Elo (H1 after 81 games), renju
+        // +118 +/- 77 (H1 after 91).
+        let static_eval = evaluate(&self.pos, self.weights);
+        if static_eval >= beta {
+            return static_eval;
+        }
         if self.leaf_vcf > 0 {
             let mut line = Vec::new();
             if self.vcf(self.leaf_vcf, &mut line) {
@@ -617,7 +627,7 @@ impl<'a> Searcher<'a> {
                 return score;
             }
         }
-        evaluate(&self.pos, self.weights)
+        static_eval
     }
 
     /// Victory by continuous fours for the side to move, within `depth` own moves. On success
