@@ -856,6 +856,18 @@ mod tests {
         assert_eq!(line_pair([FourOpen, Three, None, None]), NO_PAIR);
     }
 
+    // The next point of a fixed pseudo-random walk (xorshift) in the `span` x `span` square
+    // whose corner is (`lo`, `lo`).
+    fn random_point(seed: &mut u64, lo: i32, span: u64) -> Point {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        Point::new(
+            lo + (*seed % span) as i32,
+            lo + (*seed / span % span) as i32,
+        )
+    }
+
     #[test]
     fn moves_and_take_backs_keep_patterns_and_counts_exact() {
         for rule in [Rule::Freestyle, Rule::Renju] {
@@ -866,10 +878,7 @@ mod tests {
             let mut played = 0;
             let mut forks_seen = 0;
             for step in 0..400 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let p = Point::new(4 + (seed % 7) as i32, 4 + (seed / 7 % 7) as i32);
+                let p = random_point(&mut seed, 4, 7);
                 let sq = pos.sq(p).expect("on the board");
                 if pos.is_empty(sq) && played < 30 {
                     pos.make(sq);
@@ -946,10 +955,7 @@ mod tests {
                 lean.set_lean(true);
                 let mut played = 0;
                 for _ in 0..12 {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let p = Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                    let p = random_point(&mut seed, 3, 9);
                     let sq = full.sq(p).expect("on the board");
                     if !full.is_empty(sq) {
                         continue;
@@ -982,10 +988,7 @@ mod tests {
                 );
                 // Keep a few stones for the next round, so later rounds start from busier boards.
                 for _ in 0..2 {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let p = Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                    let p = random_point(&mut seed, 3, 9);
                     if let Some(sq) = full.sq(p).filter(|&sq| full.is_empty(sq)) {
                         full.make(sq);
                     }
