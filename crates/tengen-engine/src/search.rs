@@ -529,7 +529,6 @@ impl<'a> Searcher<'a> {
                 && (ply as i32) < 2 * self.root_depth
                 && excluded == NO_MOVE
                 && depth >= SINGULAR_DEPTH
-                && e.best == tt_move
                 && tt_move != NO_MOVE
                 && e.bound != Bound::Upper
                 && e.depth as i32 >= depth - 3
@@ -1090,9 +1089,9 @@ impl<'a> Searcher<'a> {
             let mut lines: Vec<Line> = Vec::new();
             let mut excluded: Vec<Sq> = Vec::new();
             let mut partial = None;
+            self.root_depth = depth;
             for _ in 0..multipv {
                 let mut pv = Vec::new();
-                self.root_depth = depth;
                 let score = self.root(depth, &excluded, &mut pv);
                 if self.aborted {
                     // The root searches the previous best move first, so once that one has
