@@ -49,10 +49,12 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     let op = me.opponent();
     pos.empty_near_cells(scratch);
     if scratch.is_empty() {
-        // Empty board (or a window without stones): the centre of the window.
+        // Empty board (or a window without stones): the centre of the window. No point near
+        // a stone is left only on a full board: no move then.
         let centre = pos
             .sq(pos.size().center())
-            .or_else(|| pos.playable().get(pos.playable().len() / 2).copied());
+            .or_else(|| pos.playable().get(pos.playable().len() / 2).copied())
+            .filter(|&s| pos.is_empty(s));
         return Gen::Moves(centre.map(|s| (s, 0)).into_iter().collect(), Forced::No);
     }
     let mut op_fives: Vec<Sq> = Vec::new();

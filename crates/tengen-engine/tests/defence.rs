@@ -61,11 +61,7 @@ fn holds_against_prepared_attacks() {
     };
     let mut failed = Vec::new();
     for case in &cases {
-        let mut game = Game::new(size, case.rule);
-        for m in case.moves.split_whitespace() {
-            game.play(parse_point(size, m).expect("a point"))
-                .expect("a legal move");
-        }
+        let game = game_of(case.rule, &case.moves);
         let mut engine = Engine::new(16);
         let best = engine
             .search_game(&game, &limits, &stop, &mut |_| {})
@@ -90,4 +86,15 @@ fn holds_against_prepared_attacks() {
         cases.len(),
         failed.join("\n")
     );
+}
+
+/// The position of `moves` (renju notation, black first) under `rule`.
+fn game_of(rule: Rule, moves: &str) -> Game {
+    let size = BoardSize::STANDARD;
+    let mut game = Game::new(size, rule);
+    for m in moves.split_whitespace() {
+        game.play(parse_point(size, m).expect("a point"))
+            .expect("a legal move");
+    }
+    game
 }

@@ -297,3 +297,45 @@ fn a_lone_legal_reply_is_played_after_one_iteration_under_a_game_clock() {
     };
     assert!(depths_reported(&game, &no_soft).len() > 1);
 }
+
+/// A full board (no five on it) leaves no move: the search says so instead of playing on a
+/// stone, whatever the limits.
+#[test]
+fn a_full_board_has_no_move() {
+    let size = BoardSize::square(5).expect("a size");
+    let mut board = Board::new(size);
+    for y in 0..5 {
+        for x in 0..5 {
+            // Pairs of each colour along rows, alternating down columns and diagonals: no five.
+            let colour = if (x + 2 * y) % 4 < 2 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            board
+                .place(Point::new(x, y), colour)
+                .expect("an empty point");
+        }
+    }
+    let stop = AtomicBool::new(false);
+    for limits in [
+        Limits {
+            nodes: Some(10_000),
+            ..Limits::default()
+        },
+        Limits {
+            time: Some(Duration::from_millis(200)),
+            ..Limits::default()
+        },
+    ] {
+        let result = Engine::new(1).search(
+            &board,
+            Rule::Freestyle,
+            Color::Black,
+            &limits,
+            &stop,
+            &mut |_| {},
+        );
+        assert_eq!(result.best(), None);
+    }
+}
