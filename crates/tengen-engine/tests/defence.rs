@@ -4,9 +4,9 @@
 //! it the opponent has no VCF within 20 fours, and searches of his side up to 4,000,000 nodes
 //! find no forced win (see `examples/defence_positions.rs`).
 //!
-//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 14 of 18 at
-//! 200,000 nodes, so the test keeps that floor and prints every position it does not hold; raise
-//! it as the defence improves. The set was first checked at 400,000 nodes only: rechecked at
+//! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 16 of 18 at
+//! 200,000 nodes (14 when the set took its present form), so the test keeps that floor and
+//! prints every position it does not hold; raise it as the defence improves. The set was first checked at 400,000 nodes only: rechecked at
 //! 4,000,000, 10 of its 23 positions had no hold left (every listed hold loses to an attack 13
 //! to 41 plies long), among them the 3 the engine did not hold, and were dropped; 5 positions
 //! from later games came in, of which the engine holds 1. Before the recheck it held 20 of the
@@ -23,7 +23,7 @@ const NODES: u64 = 200_000;
 
 /// How many positions the engine holds today: the floor the test keeps (the goal is 95%, 18 of
 /// these 18).
-const HOLD_AT_LEAST: usize = 14;
+const HOLD_AT_LEAST: usize = 16;
 
 struct Case {
     rule: Rule,
