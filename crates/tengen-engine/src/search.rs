@@ -224,9 +224,6 @@ const LEAF_VCF: u32 = 20;
 const FUTILITY_DEPTH: i32 = 3;
 const FUTILITY_MARGIN: i32 = 40;
 
-/// Step 5d's null move: from this many plies left.
-const NULL_MOVE_DEPTH: i32 = 3;
-
 /// Step 6b's singular extension: from this many plies left, a margin per ply below the table's
 /// score.
 const SINGULAR_DEPTH: i32 = 6;
@@ -466,7 +463,8 @@ impl<'a> Searcher<'a> {
             // exact), so a pass is a lower bound on the best move. When even a pass, searched
             // shallower, holds beta, the node fails high. One pass per line; a pass's "win" is
             // not taken as proven.
-            if depth >= NULL_MOVE_DEPTH && static_eval >= beta && !self.null_before {
+            if depth >= null_move_depth(self.pos.rule()) && static_eval >= beta && !self.null_before
+            {
                 let reduction = 2 + depth / 6;
                 self.pos.pass();
                 self.null_before = true;
@@ -1336,6 +1334,17 @@ fn breadth(rule: Rule, depth: i32) -> usize {
     match rule {
         Rule::Freestyle => 6 + 3 * depth,
         Rule::Renju | Rule::Standard | Rule::Caro => 8 + 4 * depth,
+    }
+}
+
+/// Step 5d's null move: from this many plies left. Renju's 2 instead of 3, self-play at 40k
+/// nodes a move: 321.5-278.5 in 600 games (+25 +/- 28, no SPRT decision), then 188-175 in 363
+/// more, together 509.5-453.5 (+20); under freestyle 2 scored 173.5-178.5 in 352 games (H0),
+/// so freestyle, standard and caro keep 3.
+fn null_move_depth(rule: Rule) -> i32 {
+    match rule {
+        Rule::Renju => 2,
+        Rule::Freestyle | Rule::Standard | Rule::Caro => 3,
     }
 }
 
