@@ -6,9 +6,10 @@
 //!
 //! The goal is to hold 95% of them at a fixed node budget. Today the engine holds 16 of 18 at
 //! 200,000 nodes (14 when the set took its present form), so the test keeps that floor and
-//! prints every position it does not hold; raise it as the defence improves. The set was first checked at 400,000 nodes only: rechecked at
-//! 4,000,000, 10 of its 23 positions had no hold left (every listed hold loses to an attack 13
-//! to 41 plies long), among them the 3 the engine did not hold, and were dropped; 5 positions
+//! prints every position it does not hold; raise it as the defence improves. The set was first
+//! checked at 400,000 nodes only: rechecked at 4,000,000, 10 of its 23 positions had no hold
+//! left (every listed hold loses to an attack 13 to 41 plies long), among them the 3 the engine
+//! did not hold, and were dropped; 5 positions
 //! from later games came in, of which the engine holds 1. Before the recheck it held 20 of the
 //! 23 (16 before the leaf VCF looked 20 fours deep, 13 before forks entered the evaluation, 9
 //! before the exact open-three defence).
