@@ -175,6 +175,57 @@ pub(crate) const FOUR_OR_FIVE: [u8; 256] = {
     t
 };
 
+/// By packed byte: a one in the three-bit field of black's pattern (field `p` at bit `3p`, low
+/// 32 bits) and of white's (high 32 bits). Summed over a cell's four lines it counts how many
+/// lines hold each pattern, for both colours at once: what the cell's lines make together is
+/// then read from the counts, without a loop over the lines.
+pub(crate) const LINE_COUNTS: [u64; 256] = {
+    let mut t = [0; 256];
+    let mut v = 0;
+    while v < 256 {
+        // Nibbles past the last pattern never occur.
+        if (v & 15) < PATS && (v >> 4) < PATS {
+            t[v] = 1u64 << (3 * (v & 15)) | 1u64 << (32 + 3 * (v >> 4));
+        }
+        v += 1;
+    }
+    t
+};
+
+/// One colour's pattern counts over a cell's four lines (see [`LINE_COUNTS`]): four in all.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct LineCounts(u32);
+
+impl LineCounts {
+    /// The counts of the colour with index `c` in a sum of [`LINE_COUNTS`] entries.
+    #[inline(always)]
+    pub(crate) fn of(sum: u64, c: usize) -> LineCounts {
+        LineCounts((sum >> (32 * (c & 1))) as u32)
+    }
+
+    /// How many of the lines hold `p`.
+    #[inline(always)]
+    pub(crate) fn count(self, p: Pat) -> u32 {
+        (self.0 >> (3 * p as u32)) & 7
+    }
+
+    /// The strongest pattern among the lines counted (`Pat::None` when none are).
+    #[inline(always)]
+    pub(crate) fn strongest(self) -> Pat {
+        if self.0 == 0 {
+            return Pat::None;
+        }
+        let bit = 31 - self.0.leading_zeros();
+        unpack((bit / 3) as u8, 0)
+    }
+
+    /// The counts with one line holding `p` left out (`p` must be counted).
+    #[inline(always)]
+    pub(crate) fn without(self, p: Pat) -> LineCounts {
+        LineCounts(self.0 - (1 << (3 * p as u32)))
+    }
+}
+
 /// The pattern of the colour with index `c` (0 black, 1 white) in a packed byte of
 /// [`PatTable::lookup_packed`].
 #[inline]

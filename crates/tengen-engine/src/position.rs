@@ -5,8 +5,8 @@
 use tengen_rules::{Board, BoardSize, Color, MAX_UNBOUNDED_COORD, Point, Rule};
 
 use crate::pattern::{
-    BLACK, EDGE, EMPTY, FOUR_OR_FIVE, FiveKind, KEYS, PATS, Pat, PatTable, REACH, WHITE, shift,
-    unpack,
+    BLACK, EDGE, EMPTY, FOUR_OR_FIVE, FiveKind, KEYS, LINE_COUNTS, LineCounts, PATS, Pat, PatTable,
+    REACH, WHITE, shift, unpack,
 };
 
 /// A stone put, the counters before it, and where its changes start in the undo logs.
@@ -55,8 +55,8 @@ impl Combo {
     /// its recursion is left to the move generator).
     #[inline]
     pub(crate) fn of(pats: [Pat; 4], restricted: bool) -> Combo {
-        let mut fours = 0;
-        let mut threes = 0;
+        let mut fours = 0u32;
+        let mut threes = 0u32;
         let mut open_four = false;
         let mut overline = false;
         for p in pats {
@@ -76,6 +76,26 @@ impl Combo {
         if restricted && (overline || fours >= 2 || threes >= 2) {
             return Combo::None;
         }
+        Combo::of_parts(fours, threes, open_four)
+    }
+
+    /// The combination of a cell's lines from their pattern counts: the same as
+    /// [`Combo::of`], without a loop over the lines (the move loop's form).
+    #[inline(always)]
+    pub(crate) fn of_counts(n: LineCounts, restricted: bool) -> Combo {
+        if n.count(Pat::Five) > 0 {
+            return Combo::Five;
+        }
+        let fours = n.count(Pat::Four) + 2 * n.count(Pat::FourDouble) + n.count(Pat::FourOpen);
+        let threes = n.count(Pat::ThreeOpen);
+        if restricted && (n.count(Pat::Overline) > 0 || fours >= 2 || threes >= 2) {
+            return Combo::None;
+        }
+        Combo::of_parts(fours, threes, n.count(Pat::FourOpen) > 0)
+    }
+
+    #[inline(always)]
+    fn of_parts(fours: u32, threes: u32, open_four: bool) -> Combo {
         match (fours, threes) {
             _ if open_four || fours >= 2 => Combo::FlexFour,
             (1, t) if t >= 1 => Combo::FourThree,
@@ -99,7 +119,8 @@ pub(crate) const NO_PAIR: u8 = 25;
 /// line counts as a four), or [`NO_PAIR`]. One line's pattern says little about a point that
 /// also lies on a second one; the pair is what makes a point worth playing, and the
 /// evaluation weighs each pair on its own.
-#[inline]
+/// The definition, kept beside [`line_pair_of_counts`], the form the move loop uses.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn line_pair(pats: [Pat; 4]) -> u8 {
     let (mut first, mut second) = (Pat::None, Pat::None);
     for p in pats {
@@ -110,6 +131,19 @@ pub(crate) fn line_pair(pats: [Pat; 4]) -> u8 {
             second = p;
         }
     }
+    pair_code(first, second)
+}
+
+/// [`line_pair`] from a cell's pattern counts, without a loop over the lines (the move loop's
+/// form).
+#[inline(always)]
+pub(crate) fn line_pair_of_counts(n: LineCounts) -> u8 {
+    let first = n.strongest();
+    pair_code(first, n.without(first).strongest())
+}
+
+#[inline(always)]
+fn pair_code(first: Pat, second: Pat) -> u8 {
     let rank = |p: Pat| match p {
         Pat::Two => Some(0),
         Pat::TwoOpen => Some(1),
@@ -491,6 +525,7 @@ impl Position {
     fn pats_changed(&mut self, sq: Sq, slot: usize, new: u8) {
         let old = std::mem::replace(&mut self.pats[slot], new);
         self.undo_pats.push((slot as u32, old));
+        let counts = self.line_counts(sq);
         for c in 0..2 {
             let (old, new) = (unpack(old, c), unpack(new, c));
             if old == new {
@@ -500,21 +535,39 @@ impl Position {
             self.pat_counts[c][new as usize] += 1;
             self.count(c, old, -1);
             self.count(c, new, 1);
+            let n = LineCounts::of(counts, c);
             // Only open threes and up (and overlines) take part in a combination.
             if old.max(new) >= Pat::ThreeOpen {
-                self.set_combo(sq, c);
+                self.set_combo(sq, c, n);
             }
             // Nones and ones below a two take no part in a pair.
             if old.max(new) >= Pat::Two {
-                self.set_pair(sq, c);
+                self.set_pair(sq, c, n);
             }
         }
     }
 
-    // Re-derives the line pair of `c` (an index) on the empty `sq`.
+    /// The packed pattern bytes of `sq`'s four lines (both colours in each).
+    #[inline(always)]
+    pub(crate) fn packed_pats(&self, sq: Sq) -> [u8; 4] {
+        let p = &self.pats[sq * 4..sq * 4 + 4];
+        [p[0], p[1], p[2], p[3]]
+    }
+
+    /// Both colours' pattern counts over the four lines of `sq` (see [`LINE_COUNTS`]).
+    #[inline(always)]
+    pub(crate) fn line_counts(&self, sq: Sq) -> u64 {
+        let p = self.packed_pats(sq);
+        LINE_COUNTS[p[0] as usize]
+            + LINE_COUNTS[p[1] as usize]
+            + LINE_COUNTS[p[2] as usize]
+            + LINE_COUNTS[p[3] as usize]
+    }
+
+    // Re-derives the line pair of `c` (an index) on the empty `sq`, whose counts are `n`.
     #[inline]
-    fn set_pair(&mut self, sq: Sq, c: usize) {
-        let new = line_pair(self.pats_of(sq, c));
+    fn set_pair(&mut self, sq: Sq, c: usize, n: LineCounts) {
+        let new = line_pair_of_counts(n);
         let slot = sq * 2 + c;
         let old = std::mem::replace(&mut self.pairs[slot], new);
         if old != new {
@@ -526,8 +579,8 @@ impl Position {
 
     // Re-derives the combined threat of `c` (an index) on the empty `sq` from its four lines.
     #[inline]
-    fn set_combo(&mut self, sq: Sq, c: usize) {
-        let new = Combo::of(self.pats_of(sq, c), c == 0 && self.black_restricted);
+    fn set_combo(&mut self, sq: Sq, c: usize, n: LineCounts) {
+        let new = Combo::of_counts(n, c == 0 && self.black_restricted);
         let old = std::mem::replace(&mut self.combos[sq * 2 + c], new);
         if old != new {
             self.undo_combos.push(((sq * 2 + c) as u32, old));
@@ -842,6 +895,42 @@ mod tests {
         // A four with one open three stays black's to play.
         assert_eq!(of([Four, ThreeOpen, None, None], true), Combo::FourThree);
         assert_eq!(of([Three, TwoOpen, Two, None], false), Combo::None);
+    }
+
+    // Every cell's four lines, each any pattern: 10^4 cases.
+    fn every_four_lines() -> impl Iterator<Item = [Pat; 4]> {
+        let all = || (0..PATS as u8).map(|v| unpack(v, 0));
+        all().flat_map(move |a| {
+            all().flat_map(move |b| all().flat_map(move |c| all().map(move |d| [a, b, c, d])))
+        })
+    }
+
+    // What LINE_COUNTS sums for a cell with these lines, as both colours' patterns.
+    fn counts_of(pats: [Pat; 4]) -> u64 {
+        pats.iter()
+            .map(|&p| LINE_COUNTS[(p as usize) | (p as usize) << 4])
+            .sum()
+    }
+
+    #[test]
+    fn pattern_counts_give_the_same_combination_and_pair_as_the_lines() {
+        let mut checked = 0;
+        for pats in every_four_lines() {
+            let counts = counts_of(pats);
+            for c in 0..2 {
+                let n = LineCounts::of(counts, c);
+                assert_eq!(line_pair_of_counts(n), line_pair(pats), "{pats:?}");
+                for restricted in [false, true] {
+                    assert_eq!(
+                        Combo::of_counts(n, restricted),
+                        Combo::of(pats, restricted),
+                        "{pats:?} restricted {restricted}"
+                    );
+                }
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, PATS.pow(4));
     }
 
     #[test]
