@@ -1331,13 +1331,16 @@ const SCORE_FALL: i32 = 30;
 /// Step 7's breadth: how many quiet moves a node with `depth` plies left looks at. Measured in
 /// self-play at 200 ms a move against 8 + 4 per ply: under freestyle 6 + 3 per ply scored
 /// 219.5-180.5 (400 games, +34 +/- 34 Elo); under renju it lost 64.5-83.5 (148 games) and
-/// 10 + 5 per ply gained nothing (163-158 in 321), so renju, where black's forbidden points
-/// and white's defence need the room, keeps 8 + 4. Standard and caro, untested, keep it too.
+/// 10 + 5 per ply gained nothing (163-158 in 321). Later, with the null move and the history
+/// by side, renju's 7 + 3.5 per ply beat 8 + 4 at 40k nodes a move: 235-185 in 420 games
+/// (+42 +/- 33 Elo, H1), while freestyle's 5 + 2.5 lost to 6 + 3 (-38, H0 after 155 games).
+/// Standard and caro, untested, keep 8 + 4.
 fn breadth(rule: Rule, depth: i32) -> usize {
     let depth = depth.max(0) as usize;
     match rule {
         Rule::Freestyle => 6 + 3 * depth,
-        Rule::Renju | Rule::Standard | Rule::Caro => 8 + 4 * depth,
+        Rule::Renju => 7 + 7 * depth / 2,
+        Rule::Standard | Rule::Caro => 8 + 4 * depth,
     }
 }
 
