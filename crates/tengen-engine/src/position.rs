@@ -461,7 +461,7 @@ impl Position {
     // Bit 0: black makes a four or a five on `sq`; bit 1: white does.
     #[inline(always)]
     fn four_or_five_mask(&self, sq: Sq) -> u8 {
-        let p = &self.pats[sq * 4..sq * 4 + 4];
+        let p = self.packed_pats(sq);
         FOUR_OR_FIVE[p[0] as usize]
             | FOUR_OR_FIVE[p[1] as usize]
             | FOUR_OR_FIVE[p[2] as usize]
@@ -486,7 +486,7 @@ impl Position {
     // The four patterns of the colour with index `c` on `sq`.
     #[inline(always)]
     fn pats_of(&self, sq: Sq, c: usize) -> [Pat; 4] {
-        let p = &self.pats[sq * 4..sq * 4 + 4];
+        let p = self.packed_pats(sq);
         [
             unpack(p[0], c),
             unpack(p[1], c),
@@ -547,16 +547,16 @@ impl Position {
         }
     }
 
-    /// The packed pattern bytes of `sq`'s four lines (both colours in each).
+    // The packed pattern bytes of `sq`'s four lines (both colours in each).
     #[inline(always)]
-    pub(crate) fn packed_pats(&self, sq: Sq) -> [u8; 4] {
+    fn packed_pats(&self, sq: Sq) -> [u8; 4] {
         let p = &self.pats[sq * 4..sq * 4 + 4];
         [p[0], p[1], p[2], p[3]]
     }
 
-    /// Both colours' pattern counts over the four lines of `sq` (see [`LINE_COUNTS`]).
+    // Both colours' pattern counts over the four lines of `sq` (see `LINE_COUNTS`).
     #[inline(always)]
-    pub(crate) fn line_counts(&self, sq: Sq) -> u64 {
+    fn line_counts(&self, sq: Sq) -> u64 {
         let p = self.packed_pats(sq);
         LINE_COUNTS[p[0] as usize]
             + LINE_COUNTS[p[1] as usize]
