@@ -1,11 +1,12 @@
 //! The evaluation's features of a position, for fitting its weights to game results
 //! (`scripts/tune`). Not part of the engine's API.
 
-use tengen_rules::{Board, Color, Rule};
+use tengen_rules::{Board, BoardSize, Color, Point, Rule};
 
 use crate::eval::PAIR_PATS;
 use crate::pattern::Pat;
 use crate::position::{Combo, NO_PAIR, PAIRS, Position};
+use crate::search::{Forced, Gen, generate};
 
 /// Names of the values [`features`] returns, in order: [`BASE_NAMES`], then per colour (own
 /// first) the count of empty cells by line-pair code (`pair_A_B`: the strongest line `A`, the
@@ -77,4 +78,71 @@ pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
         f.extend_from_slice(&pos.pair_counts(c)[..NO_PAIR as usize]);
     }
     Some(f)
+}
+
+/// One position's move-ordering sample: the moves the search would look at, with the table
+/// indices of each (see `scripts/tune/fit_order.py`).
+#[derive(Clone, Debug)]
+pub struct OrderSample {
+    /// Which weight table the position uses (0 freestyle and the others, 1 renju with black to
+    /// move, 2 renju with white to move).
+    pub table: usize,
+    /// Whether the moves answer an open three (the search's forced case).
+    pub forced: bool,
+    /// The candidate moves, as the generator gives them.
+    pub moves: Vec<Point>,
+    /// Each move's table indices.
+    pub features: Vec<[u16; ORDER_FEATURES]>,
+}
+
+/// How many table indices a move has in an [`OrderSample`].
+pub const ORDER_FEATURES: usize = crate::order::ORDER_FEATURES;
+
+/// Size of one ordering weight table.
+pub const ORDER_WEIGHTS: usize = crate::order::ORDER_WEIGHTS;
+
+/// The move-ordering sample of the position after `moves` (black first, every move legal):
+/// `None` when the position is decided by threats before any ordering (a five, a four to
+/// block, a straight four) or has fewer than two moves to order.
+pub fn order_sample(size: BoardSize, rule: Rule, moves: &[Point]) -> Option<OrderSample> {
+    let side = if moves.len() % 2 == 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let split = moves.len().saturating_sub(2);
+    let mut board = Board::new(size);
+    let mut c = Color::Black;
+    for &m in &moves[..split] {
+        board.place(m, c).ok()?;
+        c = c.opponent();
+    }
+    let mut pos = Position::new(&board, rule, c);
+    for &m in &moves[split..] {
+        let sq = pos.sq(m)?;
+        pos.make(sq);
+    }
+    debug_assert_eq!(pos.side(), side);
+    let mut scratch = Vec::new();
+    let Gen::Moves(cands, forced) = generate(&mut pos, &mut scratch) else {
+        return None;
+    };
+    if cands.len() < 2 || forced == Forced::Four {
+        return None;
+    }
+    let (last, prev) = (pos.last_move(), pos.move_before_last());
+    let features = cands
+        .iter()
+        .map(|&(sq, _)| {
+            let own = pos.pats(sq, side);
+            let opp = pos.pats(sq, side.opponent());
+            crate::order::order_features(&pos, sq, own, opp, last, prev)
+        })
+        .collect();
+    Some(OrderSample {
+        table: crate::order::table_kind(rule, side),
+        forced: forced == Forced::Three,
+        moves: cands.iter().map(|&(sq, _)| pos.point(sq)).collect(),
+        features,
+    })
 }

@@ -30,6 +30,7 @@ mod eval;
 pub mod features;
 mod level;
 pub mod opening_set;
+mod order;
 mod pattern;
 mod position;
 mod search;

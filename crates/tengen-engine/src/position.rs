@@ -249,6 +249,8 @@ pub(crate) struct Position {
     undo_combos: Vec<(u32, Combo)>,
     undo_pairs: Vec<(u32, u8)>,
     frames: Vec<Frame>,
+    /// Move ordering's place of a cell against another, by their difference.
+    places: Vec<u8>,
     table: PatTable,
     /// Steps between neighbours along the four directions.
     pub(crate) deltas: [isize; 4],
@@ -326,6 +328,7 @@ impl Position {
             undo_combos: Vec::new(),
             undo_pairs: Vec::new(),
             frames: Vec::new(),
+            places: crate::order::places_by_diff(stride as isize),
             table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
@@ -679,6 +682,39 @@ impl Position {
     /// The last stone put, if any.
     pub(crate) fn last_move(&self) -> Option<Sq> {
         self.frames.last().map(|f| f.sq)
+    }
+
+    /// Both colours' pattern bytes of `sq`'s four lines, packed as the pattern table packs
+    /// them (black's in the low four bits).
+    #[inline(always)]
+    pub(crate) fn packed_lines(&self, sq: Sq) -> [u8; 4] {
+        self.packed_pats(sq)
+    }
+
+    /// The [`line_pair`] code of `c` on the empty `sq` (kept move by move, but for lean moves).
+    #[inline(always)]
+    pub(crate) fn pair_at(&self, sq: Sq, c: Color) -> u8 {
+        if self.lean {
+            line_pair(self.pats(sq, c))
+        } else {
+            self.pairs[sq * 2 + ci(c)]
+        }
+    }
+
+    /// Where a cell `diff` cells after another lies against it, as move ordering sees it (see
+    /// `order::places_by_diff`).
+    #[inline(always)]
+    pub(crate) fn place_of_diff(&self, diff: isize) -> u8 {
+        let reach = (self.places.len() / 2) as isize;
+        if diff.abs() > reach {
+            return crate::order::FAR;
+        }
+        self.places[(diff + reach) as usize]
+    }
+
+    /// The stone put before the last one, if any.
+    pub(crate) fn move_before_last(&self) -> Option<Sq> {
+        self.frames.len().checked_sub(2).map(|i| self.frames[i].sq)
     }
 
     /// How many (empty cell, direction) pairs give `c` each pattern, by `Pat as usize`.

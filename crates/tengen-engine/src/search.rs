@@ -147,10 +147,24 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         }
         Forced::Three
     };
-    let scored: Vec<(Sq, i32)> = moves
-        .into_iter()
-        .map(|(sq, a, b)| (sq, a.weight + b.weight * 4 / 5))
-        .collect();
+    // The static order. Under renju, weights fitted to the moves played in games, by what a
+    // stone makes for each side and where it lies against the last two stones: +35 +/- 28 Elo
+    // against the pattern weights below (self-play, 583 games at 40k nodes, H1), +37 +/- 30 at
+    // 150 ms a move (H1 after 512 games), though a node costs 12% more. Elsewhere the pattern weights,
+    // the opponent's at 4/5 (freestyle's fit gained no decision).
+    let scored: Vec<(Sq, i32)> = match crate::order::OrderTable::for_rule(pos.rule(), me) {
+        Some(table) => {
+            let (last, prev) = (pos.last_move(), pos.move_before_last());
+            moves
+                .into_iter()
+                .map(|(sq, _, _)| (sq, table.score(pos, sq, last, prev)))
+                .collect()
+        }
+        None => moves
+            .into_iter()
+            .map(|(sq, a, b)| (sq, a.weight + b.weight * 4 / 5))
+            .collect(),
+    };
     // Callers sort, after adding what they know (table move, killers, history).
     Gen::Moves(scored, forced)
 }
