@@ -3,32 +3,26 @@
 //! per quiet position: the side to move's result (1, 0.5 or 0), the rule (0 freestyle,
 //! 1 renju, 2 other), whether black is to move, then the evaluation's features.
 
-use std::io::BufRead;
+use tengen_rules::{Board, BoardSize, Color, Rule};
 
-use tengen_rules::{Board, BoardSize, Color, Rule, parse_point};
+#[path = "shared/game_list.rs"]
+mod game_list;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "result,rule,black_to_move,{}",
         tengen_engine::features::names().join(",")
     );
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        let mut words = line.split_whitespace();
-        let (Some(rule), Some(black_score)) = (words.next(), words.next()) else {
-            continue;
-        };
-        let rule: Rule = rule.parse()?;
-        let black_score: f64 = black_score.parse()?;
+    game_list::for_each_game(|game| {
+        let (rule, black_score) = (game.rule, game.black_score);
         let rule_code = match rule {
             Rule::Freestyle => 0,
             Rule::Renju => 1,
             _ => 2,
         };
-        let size = BoardSize::STANDARD;
-        let mut board = Board::new(size);
+        let mut board = Board::new(BoardSize::STANDARD);
         let mut side = Color::Black;
-        for (i, m) in words.enumerate() {
+        for (i, &m) in game.moves.iter().enumerate() {
             // The random opening's stones say nothing about the players.
             if i >= 4 {
                 if let Some(f) = tengen_engine::features::features(&board, rule, side) {
@@ -42,9 +36,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     println!("{y},{rule_code},{black},{}", f.join(","));
                 }
             }
-            board.place(parse_point(size, m)?, side)?;
+            board.place(m, side)?;
             side = side.opponent();
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }

@@ -6,38 +6,32 @@
 //! result times two (u8), then the candidate's table indices (12 × u16). Read by
 //! `scripts/tune/fit_order.py`.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 
-use tengen_rules::{BoardSize, Point, Rule, parse_point};
+#[path = "shared/game_list.rs"]
+mod game_list;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let size = BoardSize::STANDARD;
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let mut position: u32 = 0;
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        let mut words = line.split_whitespace();
-        let (Some(rule), Some(black_score)) = (words.next(), words.next()) else {
-            continue;
-        };
-        let rule: Rule = rule.parse()?;
-        let black_score: f64 = black_score.parse()?;
-        let moves: Vec<Point> = words
-            .map(|m| parse_point(size, m))
-            .collect::<Result<_, _>>()?;
+    game_list::for_each_game(|game| {
+        let moves = &game.moves;
         for i in 4..moves.len() {
-            let Some(sample) = tengen_engine::features::order_sample(size, rule, &moves[..i])
-            else {
+            let Some(sample) = tengen_engine::features::order_sample(
+                tengen_rules::BoardSize::STANDARD,
+                game.rule,
+                &moves[..i],
+            ) else {
                 continue;
             };
             let Some(played) = sample.moves.iter().position(|&m| m == moves[i]) else {
                 continue;
             };
             let score = if i % 2 == 0 {
-                black_score
+                game.black_score
             } else {
-                1.0 - black_score
+                1.0 - game.black_score
             };
             for (k, f) in sample.features.iter().enumerate() {
                 out.write_all(&position.to_le_bytes())?;
@@ -53,7 +47,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             position += 1;
         }
-    }
+        Ok(())
+    })?;
     out.flush()?;
     Ok(())
 }

@@ -98,9 +98,6 @@ pub struct OrderSample {
 /// How many table indices a move has in an [`OrderSample`].
 pub const ORDER_FEATURES: usize = crate::order::ORDER_FEATURES;
 
-/// Size of one ordering weight table.
-pub const ORDER_WEIGHTS: usize = crate::order::ORDER_WEIGHTS;
-
 /// The move-ordering sample of the position after `moves` (black first, every move legal):
 /// `None` when the position is decided by threats before any ordering (a five, a four to
 /// block, a straight four) or has fewer than two moves to order.

@@ -55,20 +55,26 @@ pub(crate) fn order_features(
     f
 }
 
-/// Where `sq` lies against the stone on `stone`: 0-3 on one of its lines 1-4 points away, 4-7
-/// off its lines 1-4 points away, 8 farther or no stone.
+/// Where `sq` lies against the stone on `stone` (see [`place_of`]); [`FAR`] when there is no
+/// stone.
 fn place(pos: &Position, sq: Sq, stone: Option<Sq>) -> usize {
     let Some(stone) = stone else {
-        return PLACES - 1;
+        return FAR as usize;
     };
     let (a, b) = (pos.point(sq), pos.point(stone));
-    let (dx, dy) = ((a.x - b.x).abs(), (a.y - b.y).abs());
+    place_of(a.x - b.x, a.y - b.y) as usize
+}
+
+/// The place of a cell `dx` columns and `dy` rows from a stone: 0-3 on one of its lines 1-4
+/// points away, 4-7 off its lines 1-4 points away, [`FAR`] farther (or on the stone).
+fn place_of(dx: i32, dy: i32) -> u8 {
+    let (dx, dy) = (dx.abs(), dy.abs());
     let dist = dx.max(dy);
     if dist == 0 || dist > 4 {
-        return PLACES - 1;
+        return FAR;
     }
     let on_line = dx == 0 || dy == 0 || dx == dy;
-    (dist as usize - 1) + if on_line { 0 } else { 4 }
+    (dist as u8 - 1) + if on_line { 0 } else { 4 }
 }
 
 /// Which table a position's samples are fitted to: 0 freestyle and the other rules, 1 renju
@@ -126,7 +132,7 @@ impl OrderTable {
     pub(crate) fn score(&self, pos: &Position, sq: Sq, last: Option<Sq>, prev: Option<Sq>) -> i32 {
         let me = pos.side();
         let lines = &self.lines[crate::position::ci(me)];
-        let p = pos.packed_lines(sq);
+        let p = pos.packed_pats(sq);
         let w = &self.weights;
         lines[p[0] as usize]
             + lines[p[1] as usize]
@@ -144,25 +150,19 @@ impl OrderTable {
 fn place_fast(pos: &Position, sq: Sq, stone: Option<Sq>) -> usize {
     match stone {
         Some(stone) => pos.place_of_diff(sq as isize - stone as isize) as usize,
-        None => PLACES - 1,
+        None => FAR as usize,
     }
 }
 
-/// The places (see [`place`]) of every cell difference from `-reach` to `reach`, `reach` being
-/// four rows and four columns on a grid `stride` wide: the difference of two cells within four
-/// points of each other both ways is unique, as the grid is wider than nine.
+/// The places (see [`place_of`]) of every cell difference from `-reach` to `reach`, `reach`
+/// being four rows and four columns on a grid `stride` wide: the difference of two cells within
+/// four points of each other both ways is unique, as the grid is wider than nine.
 pub(crate) fn places_by_diff(stride: isize) -> Vec<u8> {
     let reach = 4 * stride + 4;
-    let mut places = vec![(PLACES - 1) as u8; (2 * reach + 1) as usize];
+    let mut places = vec![FAR; (2 * reach + 1) as usize];
     for dy in -4..=4isize {
         for dx in -4..=4isize {
-            let dist = dx.abs().max(dy.abs());
-            if dist == 0 {
-                continue;
-            }
-            let on_line = dx == 0 || dy == 0 || dx.abs() == dy.abs();
-            places[(dy * stride + dx + reach) as usize] =
-                (dist as usize - 1 + if on_line { 0 } else { 4 }) as u8;
+            places[(dy * stride + dx + reach) as usize] = place_of(dx as i32, dy as i32);
         }
     }
     places

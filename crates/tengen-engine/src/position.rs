@@ -550,9 +550,10 @@ impl Position {
         }
     }
 
-    // The packed pattern bytes of `sq`'s four lines (both colours in each).
+    /// The packed pattern bytes of `sq`'s four lines (both colours in each, black's in the low
+    /// four bits).
     #[inline(always)]
-    fn packed_pats(&self, sq: Sq) -> [u8; 4] {
+    pub(crate) fn packed_pats(&self, sq: Sq) -> [u8; 4] {
         let p = &self.pats[sq * 4..sq * 4 + 4];
         [p[0], p[1], p[2], p[3]]
     }
@@ -682,13 +683,6 @@ impl Position {
     /// The last stone put, if any.
     pub(crate) fn last_move(&self) -> Option<Sq> {
         self.frames.last().map(|f| f.sq)
-    }
-
-    /// Both colours' pattern bytes of `sq`'s four lines, packed as the pattern table packs
-    /// them (black's in the low four bits).
-    #[inline(always)]
-    pub(crate) fn packed_lines(&self, sq: Sq) -> [u8; 4] {
-        self.packed_pats(sq)
     }
 
     /// The [`line_pair`] code of `c` on the empty `sq` (kept move by move, but for lean moves).
