@@ -16,6 +16,8 @@ pub mod online;
 mod serve;
 mod session;
 mod store;
+#[doc(hidden)]
+pub mod testing;
 mod text;
 
 use std::net::SocketAddr;
@@ -39,7 +41,8 @@ pub struct Config {
     pub port: u16,
     /// Where the SQLite file lives (when `database` is not given).
     pub data_dir: PathBuf,
-    /// A database URL (`sqlite:/path/to/file.db`), overriding `data_dir`.
+    /// A database URL (`sqlite:/path/to/file.db` or `postgres://user@host/database`), overriding
+    /// `data_dir`.
     pub database: Option<String>,
     /// How many searches may run at once (default: the number of cores).
     pub engine_threads: Option<usize>,
@@ -203,14 +206,14 @@ impl Server {
         });
         let pool = engine_pool::EnginePool::new(threads, config.analysis_threads, config.hash_mb);
         let online = online::Online::start(
-            store.pool().clone(),
+            store.db().clone(),
             online::Timing {
                 grace_ms: config.grace_secs * 1000,
                 unjoined_expiry: config.unjoined_expiry,
             },
         )
         .await
-        .map_err(|e| ServeError::Database(config.database_url(), e))?;
+        .map_err(|e| ServeError::Database(store::redacted_url(&config.database_url()), e))?;
         let limits = Arc::new(limits::ClientLimits::new(
             config.games_per_minute,
             config.analysis_secs_per_minute,

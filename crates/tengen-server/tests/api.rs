@@ -1,4 +1,5 @@
-//! The HTTP API against the real server on a free port with a temporary SQLite file.
+//! The HTTP API against the real server on a free port with a temporary SQLite file (or, under
+//! `TENGEN_TEST_BACKEND=postgres`, a new database on the tests' PostgreSQL server).
 
 use std::time::Duration;
 
@@ -16,7 +17,7 @@ async fn start() -> App {
     let mut config = tengen_server::Config::new(dir.path().to_path_buf());
     config.port = 0;
     config.hash_mb = 4;
-    config.database = Some(format!("sqlite://{}", dir.path().join("test.db").display()));
+    config.database = Some(tengen_server::testing::database_for(dir.path()).await);
     let server = tengen_server::Server::bind(&config)
         .await
         .expect("server binds");

@@ -1,5 +1,6 @@
 //! Online play against the real server on a loopback port, with real WebSocket clients and a
-//! temporary SQLite file.
+//! temporary SQLite file (or, under `TENGEN_TEST_BACKEND=postgres`, a new database on the tests'
+//! PostgreSQL server).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -23,6 +24,11 @@ struct Running {
 
 impl Running {
     fn start(dir: &Path, grace_secs: u64) -> Running {
+        Running::start_on(dir, grace_secs, None)
+    }
+
+    /// A server on the database at `url`, or (`None`) the tests' database for `dir`.
+    fn start_on(dir: &Path, grace_secs: u64, url: Option<String>) -> Running {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -35,9 +41,18 @@ impl Running {
         // Tests run inside a runtime of their own, where blocking is not allowed: bind from a
         // plain thread.
         let server = std::thread::scope(|s| {
-            s.spawn(|| runtime.block_on(Server::bind(&config)))
-                .join()
-                .expect("bind thread")
+            s.spawn(|| {
+                runtime.block_on(async {
+                    let url = match url {
+                        Some(url) => url,
+                        None => tengen_server::testing::database_for(dir).await,
+                    };
+                    config.database = Some(url);
+                    Server::bind(&config).await
+                })
+            })
+            .join()
+            .expect("bind thread")
         })
         .expect("the server starts");
         let addr = server.local_addr();
@@ -96,19 +111,29 @@ async fn join(server: &Running, id: &str, name: &str) -> Result<Seated, u16> {
 /// The clock readings stored with a game's last event, first seat then second.
 async fn last_readings(dir: &Path, id: &str) -> [u64; 2] {
     use sqlx::Row;
-    let url = format!("sqlite://{}", dir.join("tengen.db").display());
-    let pool = sqlx::SqlitePool::connect(&url).await.expect("the store");
-    let row = sqlx::query(
-        "SELECT first_ms, second_ms FROM online_events WHERE game_id = ? ORDER BY seq DESC LIMIT 1",
-    )
-    .bind(id)
-    .fetch_one(&pool)
-    .await
-    .expect("an event");
-    let ms = |k: &str| u64::try_from(row.get::<i64, _>(k)).expect("a reading");
-    let readings = [ms("first_ms"), ms("second_ms")];
-    pool.close().await;
-    readings
+    let url = tengen_server::testing::database_for(dir).await;
+    let sql = "SELECT first_ms, second_ms FROM online_events WHERE game_id = $1 \
+               ORDER BY seq DESC LIMIT 1";
+    let ms = |v: i64| u64::try_from(v).expect("a reading");
+    if url.starts_with("postgres") {
+        let pool = sqlx::PgPool::connect(&url).await.expect("the store");
+        let row = sqlx::query(sql)
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .expect("an event");
+        pool.close().await;
+        [ms(row.get("first_ms")), ms(row.get("second_ms"))]
+    } else {
+        let pool = sqlx::SqlitePool::connect(&url).await.expect("the store");
+        let row = sqlx::query(sql)
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .expect("an event");
+        pool.close().await;
+        [ms(row.get("first_ms")), ms(row.get("second_ms"))]
+    }
 }
 
 async fn get_state(server: &Running, id: &str) -> GameState {
@@ -651,9 +676,10 @@ async fn lobby_limits_and_bad_requests() {
 #[tokio::test]
 async fn event_logs_stored_in_the_old_form_replay() {
     let dir = tempfile::tempdir().expect("dir");
-    // A first start makes the tables; the rows are then written as the old server wrote them.
-    Running::start(dir.path(), 120).crash();
+    // Only SQLite files hold rows of that form. A first start makes the tables; the rows are
+    // then written as the old server wrote them.
     let url = format!("sqlite://{}", dir.path().join("tengen.db").display());
+    Running::start_on(dir.path(), 120, Some(url.clone())).crash();
     let pool = sqlx::SqlitePool::connect(&url).await.expect("the store");
     let created = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -745,7 +771,7 @@ async fn event_logs_stored_in_the_old_form_replay() {
         }
     }
     pool.close().await;
-    let server = Running::start(dir.path(), 120);
+    let server = Running::start_on(dir.path(), 120, Some(url));
     // A running clock loses a little while the test looks; a hang guard's worth at most.
     let about = |ms: Option<u64>, want: u64| {
         let ms = ms.expect("a clock");

@@ -151,7 +151,8 @@ struct ServeArgs {
     /// ~/.local/share/tengen).
     #[arg(long)]
     data_dir: Option<PathBuf>,
-    /// A database URL (sqlite:/path/file.db), overriding --data-dir.
+    /// A database URL, overriding --data-dir: sqlite:/path/file.db, or
+    /// postgres://user:password@host/database (an existing database; the tables are made).
     #[arg(long)]
     database: Option<String>,
     /// How many engine searches may run at once (default: the number of cores).

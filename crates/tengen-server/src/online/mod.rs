@@ -15,7 +15,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
-use sqlx::sqlite::SqlitePool;
 use tokio::sync::mpsc;
 
 pub use http::router;
@@ -66,7 +65,7 @@ struct Entry {
 
 pub(crate) struct Inner {
     games: Mutex<HashMap<String, Entry>>,
-    pool: SqlitePool,
+    db: crate::store::Db,
     writer: Writer,
     grace_ms: u64,
     unjoined_expiry: Duration,
@@ -180,7 +179,7 @@ impl Inner {
 
     /// Reads a game from the store and rebuilds it, setting it aside when it cannot be.
     pub(crate) async fn reload(&self, id: &str) -> Result<(Table, u64), ApiError> {
-        let found = persist::load_one(&self.pool, id)
+        let found = persist::load_one(&self.db, id)
             .await?
             .ok_or_else(|| ApiError::NotFound(id.to_string()))?;
         let saved = match found {
@@ -204,7 +203,7 @@ impl Inner {
     /// Quarantines a game, saying so in the log.
     async fn set_aside(&self, id: &str, reason: &str) {
         tracing::warn!(game = %id, %reason, "online game set aside: its stored record cannot be replayed");
-        if let Err(e) = persist::quarantine(&self.pool, id, reason).await {
+        if let Err(e) = persist::quarantine(&self.db, id, reason).await {
             tracing::warn!(game = %id, error = %e, "could not mark the game as set aside");
         }
     }
@@ -344,14 +343,14 @@ fn player_name(name: Option<&str>) -> Result<String, ApiError> {
 }
 
 impl Online {
-    /// Opens the online games in `pool`, replaying every live one. A game whose rows cannot be
+    /// Opens the online games in `db`, replaying every live one. A game whose rows cannot be
     /// read or replayed is set aside (logged, and kept in the store for a person to look at);
     /// a game nobody joined in time is closed.
-    pub async fn start(pool: SqlitePool, timing: Timing) -> Result<Online, sqlx::Error> {
+    pub(crate) async fn start(db: crate::store::Db, timing: Timing) -> Result<Online, sqlx::Error> {
         let inner = Arc::new(Inner {
             games: Mutex::new(HashMap::new()),
-            writer: Writer::start(pool.clone()),
-            pool,
+            writer: Writer::start(db.clone()),
+            db,
             grace_ms: timing.grace_ms,
             unjoined_expiry: timing.unjoined_expiry,
             connections: AtomicU64::new(0),
@@ -360,7 +359,7 @@ impl Online {
         });
         let now = Instant::now();
         let (mut loaded, mut expired, mut set_aside) = (0, 0, 0);
-        for found in persist::load_live(&inner.pool).await? {
+        for found in persist::load_live(&inner.db).await? {
             let saved = match found {
                 Loaded::Good(saved) => saved,
                 Loaded::Bad { id, reason } => {
@@ -378,7 +377,7 @@ impl Online {
                 }
             };
             if table.unjoined() && inner.expired(saved.created_ms) {
-                persist::expire(&inner.pool, &saved.id).await?;
+                persist::expire(&inner.db, &saved.id).await?;
                 expired += 1;
                 continue;
             }

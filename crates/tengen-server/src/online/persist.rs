@@ -1,10 +1,10 @@
-//! The online games in SQLite. One writer task commits whatever is waiting in one transaction
+//! The online games in the store (SQLite or PostgreSQL). One writer task commits whatever is waiting in one transaction
 //! (group commit) and answers each caller once that transaction is committed, so a move is on
 //! disk before anyone hears of it, and many games moving at once share the cost of a commit.
 
-use sqlx::Row;
-use sqlx::sqlite::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
+
+use crate::store::{Db, Fields, on_db};
 
 use super::table::{Event, Stored};
 
@@ -56,9 +56,9 @@ pub struct Writer {
 
 impl Writer {
     /// Starts the writer task on the current runtime.
-    pub fn start(pool: SqlitePool) -> Writer {
+    pub fn start(db: Db) -> Writer {
         let (jobs, rx) = mpsc::unbounded_channel();
-        tokio::spawn(run(pool, rx));
+        tokio::spawn(run(db, rx));
         Writer { jobs }
     }
 
@@ -76,7 +76,7 @@ impl Writer {
     }
 }
 
-async fn run(pool: SqlitePool, mut jobs: mpsc::UnboundedReceiver<Job>) {
+async fn run(db: Db, mut jobs: mpsc::UnboundedReceiver<Job>) {
     while let Some(first) = jobs.recv().await {
         let mut batch = vec![first];
         let mut rows = batch[0].0.len();
@@ -89,7 +89,7 @@ async fn run(pool: SqlitePool, mut jobs: mpsc::UnboundedReceiver<Job>) {
                 Err(_) => break,
             }
         }
-        let result = commit(&pool, &batch).await.map_err(|e| e.to_string());
+        let result = commit(&db, &batch).await.map_err(|e| e.to_string());
         for (_, ack) in batch {
             // A caller that went away needs no answer.
             let _ = ack.send(result.clone());
@@ -101,7 +101,8 @@ fn int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-async fn commit(pool: &SqlitePool, batch: &[Job]) -> Result<(), sqlx::Error> {
+async fn commit(db: &Db, batch: &[Job]) -> Result<(), sqlx::Error> {
+    on_db!(db, pool => {
     let mut tx = pool.begin().await?;
     for (writes, _) in batch {
         for w in writes {
@@ -112,7 +113,7 @@ async fn commit(pool: &SqlitePool, batch: &[Job]) -> Result<(), sqlx::Error> {
                     created_ms,
                 } => {
                     sqlx::query(
-                        "INSERT INTO online_games (id, settings, created_ms) VALUES (?, ?, ?)",
+                        "INSERT INTO online_games (id, settings, created_ms) VALUES ($1, $2, $3)",
                     )
                     .bind(id)
                     .bind(settings)
@@ -130,7 +131,7 @@ async fn commit(pool: &SqlitePool, batch: &[Job]) -> Result<(), sqlx::Error> {
                         .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
                     sqlx::query(
                         "INSERT INTO online_events (game_id, seq, event, first_ms, second_ms, \
-                         at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                         at_ms) VALUES ($1, $2, $3, $4, $5, $6)",
                     )
                     .bind(game_id)
                     .bind(int(*seq))
@@ -142,7 +143,7 @@ async fn commit(pool: &SqlitePool, batch: &[Job]) -> Result<(), sqlx::Error> {
                     .await?;
                 }
                 Write::Over { id } => {
-                    sqlx::query("UPDATE online_games SET over = 1 WHERE id = ?")
+                    sqlx::query("UPDATE online_games SET over = TRUE WHERE id = $1")
                         .bind(id)
                         .execute(&mut *tx)
                         .await?;
@@ -154,6 +155,7 @@ async fn commit(pool: &SqlitePool, batch: &[Job]) -> Result<(), sqlx::Error> {
         }
     }
     tx.commit().await
+    })
 }
 
 /// A game as stored: its settings (JSON) and its events in order.
@@ -193,7 +195,7 @@ impl Loaded {
 
     /// Adds the game's next event row; the first row that cannot be read makes the game `Bad`,
     /// and the rows after it are not looked at.
-    fn add_event(&mut self, row: &sqlx::sqlite::SqliteRow) {
+    fn add_event(&mut self, row: &impl Fields) {
         let Loaded::Good(saved) = self else { return };
         match stored_of(row) {
             Ok(stored) => saved.events.push(stored),
@@ -219,11 +221,11 @@ pub enum Found {
     Quarantined(String),
 }
 
-fn stored_of(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, String> {
-    let text: String = row.try_get("event").map_err(|e| e.to_string())?;
+fn stored_of(row: &impl Fields) -> Result<Stored, String> {
+    let text = row.text("event").map_err(|e| e.to_string())?;
     let event: Event = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     let ms = |k: &str| -> Result<u64, String> {
-        let v: i64 = row.try_get(k).map_err(|e| e.to_string())?;
+        let v = row.int(k).map_err(|e| e.to_string())?;
         Ok(u64::try_from(v).unwrap_or(0))
     };
     Ok(Stored {
@@ -232,8 +234,8 @@ fn stored_of(row: &sqlx::sqlite::SqliteRow) -> Result<Stored, String> {
     })
 }
 
-fn event_error(row: &sqlx::sqlite::SqliteRow, e: &str) -> String {
-    let seq: Option<i64> = row.try_get("seq").ok().flatten();
+fn event_error(row: &impl Fields, e: &str) -> String {
+    let seq = row.int_or_null("seq").ok().flatten();
     match seq {
         Some(seq) => format!("event {seq}: {e}"),
         None => format!("an event: {e}"),
@@ -241,9 +243,9 @@ fn event_error(row: &sqlx::sqlite::SqliteRow, e: &str) -> String {
 }
 
 /// A game's own columns, read one by one so that a bad value names itself.
-fn game_of(row: &sqlx::sqlite::SqliteRow, id: String) -> Loaded {
-    let settings: Result<String, _> = row.try_get("settings");
-    let created: Result<i64, _> = row.try_get("created_ms");
+fn game_of(row: &impl Fields, id: String) -> Loaded {
+    let settings = row.text("settings");
+    let created = row.int("created_ms");
     match (settings, created) {
         (Ok(settings), Ok(created)) => Loaded::Good(Saved {
             id,
@@ -264,23 +266,30 @@ fn game_of(row: &sqlx::sqlite::SqliteRow, id: String) -> Loaded {
 
 /// Every game not over, with its events. A game with a row that cannot be read comes back as
 /// [`Loaded::Bad`] rather than stopping the others.
-pub async fn load_live(pool: &SqlitePool) -> Result<Vec<Loaded>, sqlx::Error> {
-    let games = sqlx::query(
-        "SELECT CAST(id AS TEXT) AS id, settings, created_ms FROM online_games \
-         WHERE over = 0 ORDER BY CAST(id AS TEXT)",
-    )
-    .fetch_all(pool)
-    .await?;
-    let events = sqlx::query(
-        "SELECT CAST(e.game_id AS TEXT) AS game_id, e.seq, e.event, e.first_ms, e.second_ms \
-         FROM online_events e JOIN online_games g ON g.id = e.game_id WHERE g.over = 0 \
-         ORDER BY CAST(e.game_id AS TEXT), e.seq",
-    )
-    .fetch_all(pool)
-    .await?;
+pub async fn load_live(db: &Db) -> Result<Vec<Loaded>, sqlx::Error> {
+    on_db!(db, pool => {
+        let games = sqlx::query(
+            "SELECT CAST(id AS TEXT) AS id, settings, created_ms FROM online_games \
+             WHERE NOT over ORDER BY CAST(id AS TEXT)",
+        )
+        .fetch_all(pool)
+        .await?;
+        let events = sqlx::query(
+            "SELECT CAST(e.game_id AS TEXT) AS game_id, e.seq, e.event, e.first_ms, e.second_ms \
+             FROM online_events e JOIN online_games g ON g.id = e.game_id WHERE NOT g.over \
+             ORDER BY CAST(e.game_id AS TEXT), e.seq",
+        )
+        .fetch_all(pool)
+        .await?;
+        Ok(live_of(&games, &events))
+    })
+}
+
+/// The live games from their rows and their events' rows, both sorted by game id.
+fn live_of<R: Fields>(games: &[R], events: &[R]) -> Vec<Loaded> {
     let mut out: Vec<Loaded> = Vec::with_capacity(games.len());
-    for g in &games {
-        match g.try_get::<Option<String>, _>("id").ok().flatten() {
+    for g in games {
+        match g.text_or_null("id").ok().flatten() {
             Some(id) => out.push(game_of(g, id)),
             // Nothing to name or set it aside by; it cannot be asked for either.
             None => tracing::warn!("an online game row without an id was skipped"),
@@ -288,8 +297,8 @@ pub async fn load_live(pool: &SqlitePool) -> Result<Vec<Loaded>, sqlx::Error> {
     }
     // Both lists are sorted by game id: walk them together.
     let mut i = 0;
-    for row in &events {
-        let Some(game_id) = row.try_get::<Option<String>, _>("game_id").ok().flatten() else {
+    for row in events {
+        let Some(game_id) = row.text_or_null("game_id").ok().flatten() else {
             continue;
         };
         while i < out.len() && out[i].id() < game_id.as_str() {
@@ -299,71 +308,79 @@ pub async fn load_live(pool: &SqlitePool) -> Result<Vec<Loaded>, sqlx::Error> {
             loaded.add_event(row);
         }
     }
-    Ok(out)
+    out
 }
 
 /// One game, over or not.
-pub async fn load_one(pool: &SqlitePool, id: &str) -> Result<Option<Found>, sqlx::Error> {
-    let Some(g) = sqlx::query(
-        "SELECT settings, created_ms, closed, \
-         (SELECT reason FROM online_quarantine WHERE game_id = online_games.id) AS reason \
-         FROM online_games WHERE id = ?",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?
-    else {
-        return Ok(None);
-    };
-    let closed: Option<String> = g.try_get("closed").ok().flatten();
-    match closed.as_deref() {
-        Some("expired") => return Ok(Some(Found::Expired)),
-        Some(_) => {
-            let reason: Option<String> = g.try_get("reason").ok().flatten();
-            return Ok(Some(Found::Quarantined(
-                reason.unwrap_or_else(|| "no reason stored".into()),
-            )));
+pub async fn load_one(db: &Db, id: &str) -> Result<Option<Found>, sqlx::Error> {
+    on_db!(db, pool => {
+        let Some(g) = sqlx::query(
+            "SELECT settings, created_ms, closed, \
+             (SELECT reason FROM online_quarantine WHERE game_id = online_games.id) AS reason \
+             FROM online_games WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let closed = g.text_or_null("closed").ok().flatten();
+        match closed.as_deref() {
+            Some("expired") => return Ok(Some(Found::Expired)),
+            Some(_) => {
+                let reason = g.text_or_null("reason").ok().flatten();
+                return Ok(Some(Found::Quarantined(
+                    reason.unwrap_or_else(|| "no reason stored".into()),
+                )));
+            }
+            None => {}
         }
-        None => {}
-    }
-    let rows = sqlx::query(
-        "SELECT seq, event, first_ms, second_ms FROM online_events WHERE game_id = ? ORDER BY seq",
-    )
-    .bind(id)
-    .fetch_all(pool)
-    .await?;
-    let mut loaded = game_of(&g, id.to_string());
-    for row in &rows {
-        loaded.add_event(row);
-    }
-    Ok(Some(Found::Game(loaded)))
+        let rows = sqlx::query(
+            "SELECT seq, event, first_ms, second_ms FROM online_events WHERE game_id = $1 \
+             ORDER BY seq",
+        )
+        .bind(id)
+        .fetch_all(pool)
+        .await?;
+        let mut loaded = game_of(&g, id.to_string());
+        for row in &rows {
+            loaded.add_event(row);
+        }
+        Ok(Some(Found::Game(loaded)))
+    })
 }
 
 /// Sets a game aside: it is closed (not restored at start-up, not loaded when asked for) and
 /// the reason is kept in `online_quarantine`. Its rows stay as they were, for a person to look
 /// at.
-pub async fn quarantine(pool: &SqlitePool, id: &str, reason: &str) -> Result<(), sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("UPDATE online_games SET over = 1, closed = 'quarantined' WHERE id = ?")
+pub async fn quarantine(db: &Db, id: &str, reason: &str) -> Result<(), sqlx::Error> {
+    on_db!(db, pool => {
+        let mut tx = pool.begin().await?;
+        sqlx::query("UPDATE online_games SET over = TRUE, closed = 'quarantined' WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "INSERT INTO online_quarantine (game_id, reason, at_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT (game_id) DO UPDATE SET reason = excluded.reason, at_ms = excluded.at_ms",
+        )
         .bind(id)
+        .bind(reason)
+        .bind(int(super::unix_ms()))
         .execute(&mut *tx)
         .await?;
-    sqlx::query(
-        "INSERT OR REPLACE INTO online_quarantine (game_id, reason, at_ms) VALUES (?, ?, ?)",
-    )
-    .bind(id)
-    .bind(reason)
-    .bind(int(super::unix_ms()))
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await
+        tx.commit().await
+    })
 }
 
 /// Closes a game nobody joined in time.
-const EXPIRE: &str = "UPDATE online_games SET over = 1, closed = 'expired' WHERE id = ?";
+const EXPIRE: &str = "UPDATE online_games SET over = TRUE, closed = 'expired' WHERE id = $1";
 
 /// Marks a game expired outside the writer (at start-up).
-pub async fn expire(pool: &SqlitePool, id: &str) -> Result<(), sqlx::Error> {
-    sqlx::query(EXPIRE).bind(id).execute(pool).await?;
+pub async fn expire(db: &Db, id: &str) -> Result<(), sqlx::Error> {
+    on_db!(db, pool => {
+        sqlx::query(EXPIRE).bind(id).execute(pool).await?;
+    });
     Ok(())
 }

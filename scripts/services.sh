@@ -1,0 +1,57 @@
+# Sourced by scripts/test: starts a throwaway PostgreSQL server on loopback, its data in a
+# temporary folder, for the tests of the PostgreSQL store; installs Debian's package first if it
+# is missing. Exports TENGEN_TEST_POSTGRES (an admin URL: each test makes a database of its own)
+# and stops the server when the calling shell exits.
+
+services_free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+services_install() {
+    local missing=()
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing ${missing[*]} (Debian packages)"
+        local sudo=()
+        [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+        "${sudo[@]}" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+# Runs a command as the user the servers run as: PostgreSQL will not run as root.
+services_as() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+services_start_postgres() {
+    local bin
+    bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+    SERVICES_DIR=$(mktemp -d /tmp/tengen-services.XXXXXX)
+    chmod 755 "$SERVICES_DIR"
+    [ "$(id -u)" -eq 0 ] && chown postgres "$SERVICES_DIR"
+    local port
+    port=$(services_free_port)
+    services_as "$bin/initdb" -D "$SERVICES_DIR/pg" -U postgres --auth=trust -E UTF8 >/dev/null
+    services_as "$bin/pg_ctl" -D "$SERVICES_DIR/pg" -l "$SERVICES_DIR/pg.log" -w \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $SERVICES_DIR -c fsync=off -c max_connections=300" \
+        start >/dev/null
+    SERVICES_PG_CTL="$bin/pg_ctl"
+    export TENGEN_TEST_POSTGRES="postgres://postgres@127.0.0.1:$port/postgres"
+    echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port"
+}
+
+services_stop() {
+    if [ -n "${SERVICES_DIR:-}" ]; then
+        services_as "$SERVICES_PG_CTL" -D "$SERVICES_DIR/pg" -m immediate stop >/dev/null 2>&1 || true
+        rm -rf "$SERVICES_DIR"
+    fi
+}
+
+services_install
+services_start_postgres
+trap services_stop EXIT
