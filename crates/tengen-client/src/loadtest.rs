@@ -45,8 +45,9 @@ const SPARE_FILES: u64 = 64;
 /// What `tengen loadtest` is asked to do.
 #[derive(Clone, Debug)]
 pub struct LoadConfig {
-    /// The server: `http://host:port`.
-    pub server: String,
+    /// The server: `http://host:port`; with several (nodes serving one site), each game is
+    /// made on one and joined through the next, so its players sit on different nodes.
+    pub servers: Vec<String>,
     /// Games kept in play at once.
     pub games: usize,
     /// Mean think time before each move, in milliseconds (each is drawn from ±50% of it).
@@ -243,7 +244,7 @@ impl Counters {
 
 #[derive(Debug)]
 struct Ctx {
-    server: OnlineClient,
+    servers: Vec<OnlineClient>,
     size: String,
     think_ms: u64,
     deadline: Instant,
@@ -255,14 +256,23 @@ pub async fn run_async(config: &LoadConfig) -> Result<LoadReport, LoadError> {
     if config.games == 0 {
         return Err(LoadError::Config("--games must be at least 1".into()));
     }
-    let server = OnlineClient::new(&config.server)?;
-    if !is_loopback(server.base()) {
-        // A load generator aimed at another machine is an attack on it; this one stays home.
-        return Err(LoadError::Config(format!(
-            "{} is not on this machine: tengen loadtest only targets loopback addresses \
-             (127.0.0.1, localhost, [::1])",
-            server.base()
-        )));
+    let servers = config
+        .servers
+        .iter()
+        .map(|s| OnlineClient::new(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(server) = servers.first().cloned() else {
+        return Err(LoadError::Config("no server given".into()));
+    };
+    for s in &servers {
+        if !is_loopback(s.base()) {
+            // A load generator aimed at another machine is an attack on it; this one stays home.
+            return Err(LoadError::Config(format!(
+                "{} is not on this machine: tengen loadtest only targets loopback addresses \
+                 (127.0.0.1, localhost, [::1])",
+                s.base()
+            )));
+        }
     }
     let needed = 2 * config.games as u64 + SPARE_FILES;
     let (limit, mut notes) = raise_open_files(needed);
@@ -270,7 +280,7 @@ pub async fn run_async(config: &LoadConfig) -> Result<LoadReport, LoadError> {
     let ramp = config.ramp.min(config.duration / 2);
     let t0 = Instant::now();
     let ctx = Arc::new(Ctx {
-        server: server.clone(),
+        servers: servers.clone(),
         size: config.size.clone(),
         think_ms: config.think_ms,
         deadline: t0 + config.duration,
@@ -316,7 +326,11 @@ pub async fn run_async(config: &LoadConfig) -> Result<LoadReport, LoadError> {
         notes.push("the server reports no resident memory (not Linux?)".into());
     }
     Ok(LoadReport {
-        server: server.base().to_string(),
+        server: servers
+            .iter()
+            .map(|s| s.base().to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
         games: config.games,
         think_ms: config.think_ms,
         duration_secs: duration,
@@ -432,6 +446,9 @@ async fn game_slot(ctx: Arc<Ctx>, slot: usize, start: Instant) -> Vec<u32> {
     tokio::time::sleep_until(start).await;
     let mut latencies = Vec::new();
     let mut round = 0_u64;
+    // With several nodes, each game's players sit on two of them.
+    let n = ctx.servers.len();
+    let (here, there) = (&ctx.servers[slot % n], &ctx.servers[(slot + 1) % n]);
     while Instant::now() < ctx.deadline {
         round += 1;
         let create = CreateGame {
@@ -440,7 +457,7 @@ async fn game_slot(ctx: Arc<Ctx>, slot: usize, start: Instant) -> Vec<u32> {
             name: Some(format!("load {slot} a")),
             ..CreateGame::default()
         };
-        let first = match ctx.server.create(&create).await {
+        let first = match here.create(&create).await {
             Ok(s) => s,
             Err(e) => {
                 ctx.counters.online("create a game", &e);
@@ -451,7 +468,7 @@ async fn game_slot(ctx: Arc<Ctx>, slot: usize, start: Instant) -> Vec<u32> {
         let join = JoinGame {
             name: Some(format!("load {slot} b")),
         };
-        let second = match ctx.server.join(&first.id, &join).await {
+        let second = match there.join(&first.id, &join).await {
             Ok(s) => s,
             Err(e) => {
                 ctx.counters.online("join a game", &e);
@@ -463,6 +480,7 @@ async fn game_slot(ctx: Arc<Ctx>, slot: usize, start: Instant) -> Vec<u32> {
         let seed = (slot as u64) << 32 ^ round;
         let a = tokio::spawn(player(
             ctx.clone(),
+            here.clone(),
             first.id.clone(),
             first.token,
             first.role,
@@ -470,6 +488,7 @@ async fn game_slot(ctx: Arc<Ctx>, slot: usize, start: Instant) -> Vec<u32> {
         ));
         let b = tokio::spawn(player(
             ctx.clone(),
+            there.clone(),
             second.id,
             second.token,
             second.role,
@@ -527,10 +546,17 @@ struct InFlight {
 }
 
 /// One simulated player: plays its seat of game `id` until the game ends or the time is up.
-async fn player(ctx: Arc<Ctx>, id: String, token: String, role: Role, seed: u64) -> PlayerOut {
+async fn player(
+    ctx: Arc<Ctx>,
+    server: OnlineClient,
+    id: String,
+    token: String,
+    role: Role,
+    seed: u64,
+) -> PlayerOut {
     let mut out = PlayerOut::default();
     let c = &ctx.counters;
-    let mut ws = match ctx.server.connect(&id).await {
+    let mut ws = match server.connect(&id).await {
         Ok(ws) => ws,
         Err(e) => {
             c.online("open a WebSocket", &e);

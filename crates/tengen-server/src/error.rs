@@ -157,6 +157,14 @@ pub enum ServeError {
          backup, or remove it to start a new database"
     )]
     EmptyDatabase(String),
+    /// The message bus between nodes could not be reached.
+    #[error(transparent)]
+    Bus(#[from] crate::online::cluster::BusError),
+    /// A message bus was given without a database the nodes can share.
+    #[error(
+        "a message bus (--bus) needs a PostgreSQL database the nodes share (--database postgres://...)"
+    )]
+    BusWithoutSharedDatabase,
     /// The address could not be bound.
     #[error("cannot listen on {0}: {1}")]
     Bind(String, std::io::Error),

@@ -69,6 +69,11 @@ pub struct Config {
     /// How long an online game nobody joined stays open; then it leaves the lobby, memory and
     /// start-up.
     pub unjoined_expiry: Duration,
+    /// A message bus (`redis://host:port`) shared with other nodes serving the same site from
+    /// the same PostgreSQL database (`docs/deploy.md`); `None`: this server runs alone.
+    pub bus: Option<String>,
+    /// This node's name among the others (default: a random one at each start).
+    pub node: Option<String>,
 }
 
 impl Config {
@@ -89,6 +94,8 @@ impl Config {
             games_per_minute: 30,
             analysis_secs_per_minute: 60,
             unjoined_expiry: Duration::from_secs(24 * 3600),
+            bus: None,
+            node: None,
         }
     }
 
@@ -200,7 +207,20 @@ impl Server {
             std::fs::create_dir_all(&config.data_dir)
                 .map_err(|e| ServeError::DataDir(config.data_dir.display().to_string(), e))?;
         }
+        if config.bus.is_some() && !store::is_postgres_url(&config.database_url()) {
+            return Err(ServeError::BusWithoutSharedDatabase);
+        }
         let store = Store::open(&config.database_url()).await?;
+        let bus = match &config.bus {
+            Some(url) => {
+                let node = match &config.node {
+                    Some(n) => n.clone(),
+                    None => online::node_name(),
+                };
+                Some(online::cluster::Cluster::connect(url, node).await?)
+            }
+            None => None,
+        };
         let threads = config.engine_threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
         });
@@ -211,6 +231,7 @@ impl Server {
                 grace_ms: config.grace_secs * 1000,
                 unjoined_expiry: config.unjoined_expiry,
             },
+            bus,
         )
         .await
         .map_err(|e| ServeError::Database(store::redacted_url(&config.database_url()), e))?;

@@ -48,6 +48,12 @@ const MIGRATIONS: &[(i64, &str, &str, &str)] = &[
         include_str!("../migrations/sqlite/0004_local.sql"),
         include_str!("../migrations/postgres/0004_local.sql"),
     ),
+    (
+        5,
+        "leases",
+        include_str!("../migrations/sqlite/0005_leases.sql"),
+        include_str!("../migrations/postgres/0005_leases.sql"),
+    ),
 ];
 
 /// The database behind a [`Store`].

@@ -188,6 +188,14 @@ struct ServeArgs {
     /// this machine, or behind a proxy that limits clients itself.
     #[arg(long)]
     no_client_limits: bool,
+    /// A message bus (redis://host:port) shared with other nodes serving the same site from
+    /// the same PostgreSQL --database: players on different nodes play the same games
+    /// (docs/deploy.md).
+    #[arg(long)]
+    bus: Option<String>,
+    /// This node's name among the others (default: the host's name and random digits).
+    #[arg(long)]
+    node: Option<String>,
 }
 
 impl Default for ServeArgs {
@@ -208,6 +216,8 @@ impl Default for ServeArgs {
             analysis_secs_per_minute: 60,
             unjoined_expiry_hours: 24.0,
             no_client_limits: false,
+            bus: None,
+            node: None,
         }
     }
 }
@@ -233,6 +243,8 @@ fn serve(args: ServeArgs) -> ExitCode {
     config.host = args.host;
     config.port = args.port;
     config.database = args.database;
+    config.bus = args.bus;
+    config.node = args.node;
     config.engine_threads = args.engine_threads;
     config.analysis_threads = args.analysis_threads;
     config.grace_secs = args.grace_secs;
@@ -655,9 +667,10 @@ fn bot(args: BotArgs) -> ExitCode {
 
 #[derive(clap::Args)]
 struct LoadtestArgs {
-    /// The server: http://host:port (on this machine).
-    #[arg(long)]
-    server: String,
+    /// The server: http://host:port (on this machine); several, comma-separated, for nodes
+    /// serving one site: each game is made on one and joined through the next.
+    #[arg(long, value_delimiter = ',', required = true)]
+    server: Vec<String>,
     /// Games kept in play at once (two WebSockets each).
     #[arg(long)]
     games: usize,
@@ -680,7 +693,7 @@ struct LoadtestArgs {
 
 fn loadtest(args: LoadtestArgs) -> ExitCode {
     let config = tengen_client::loadtest::LoadConfig {
-        server: args.server,
+        servers: args.server,
         games: args.games,
         think_ms: args.think_ms,
         duration: std::time::Duration::from_secs(args.duration_secs),

@@ -51,6 +51,11 @@ impl<T: Send + 'static> Reply<T> {
         take(&self.0).is_some_and(|tx| tx.send(Ok(value)).is_ok())
     }
 
+    /// Tells the asker the command failed; false when the asker has gone.
+    pub fn fail(self) -> bool {
+        take(&self.0).is_some_and(|tx| tx.send(Err(Failed)).is_ok())
+    }
+
     fn failer(&self) -> Box<dyn FnOnce() + Send> {
         let slot = self.0.clone();
         Box::new(move || {
@@ -415,12 +420,7 @@ impl Actor {
                 let _ = reply.send(self.state(now));
             }
             Cmd::Record { reply } => {
-                let p = self.table.players();
-                let names = [
-                    p[0].as_ref().map(|p| p.name.clone()),
-                    p[1].as_ref().map(|p| p.name.clone()),
-                ];
-                let _ = reply.send((self.table.game().clone(), names));
+                let _ = reply.send(record_of(&self.table));
             }
         }
     }
@@ -575,6 +575,16 @@ impl Actor {
         self.broadcast_state();
         true
     }
+}
+
+/// The game and its players' names, for a record.
+pub(crate) fn record_of(table: &Table) -> (tengen_rules::Game, [Option<String>; 2]) {
+    let p = table.players();
+    let names = [
+        p[0].as_ref().map(|p| p.name.clone()),
+        p[1].as_ref().map(|p| p.name.clone()),
+    ];
+    (table.game().clone(), names)
 }
 
 async fn sleep_until(t: Option<Instant>) {

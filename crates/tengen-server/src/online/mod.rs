@@ -4,6 +4,7 @@
 //! from the store.
 
 mod actor;
+pub mod cluster;
 mod http;
 mod persist;
 pub mod table;
@@ -27,7 +28,7 @@ use table::{Player, Table, TableSettings};
 use tengen_wire::{self as wire, GameState, Lobby, LobbyGame, Role, Stats};
 
 /// How many commands may wait for one game.
-const GAME_QUEUE: usize = 64;
+pub(crate) const GAME_QUEUE: usize = 64;
 /// How many games the lobby lists in each section.
 const LOBBY_SIZE: usize = 50;
 
@@ -57,16 +58,23 @@ pub(crate) struct Summary {
     pub(crate) over: bool,
 }
 
-struct Entry {
-    cmds: mpsc::Sender<Cmd>,
-    summary: Option<Summary>,
-    created: u64,
+pub(crate) struct Entry {
+    pub(crate) cmds: mpsc::Sender<Cmd>,
+    pub(crate) summary: Option<Summary>,
+    /// When the game was made (ms since the epoch), and its rank among the games loaded here,
+    /// for the lobby's order.
+    pub(crate) created: (u64, u64),
+    /// The node running the game when this is a proxy for it (`cluster`); `None` when the
+    /// game runs here.
+    pub(crate) owner: Option<String>,
 }
 
 pub(crate) struct Inner {
     games: Mutex<HashMap<String, Entry>>,
     db: crate::store::Db,
     writer: Writer,
+    /// This node's part in a site of several (`None`: the server runs alone).
+    cluster: Option<Arc<cluster::Cluster>>,
     grace_ms: u64,
     unjoined_expiry: Duration,
     pub(crate) connections: AtomicU64,
@@ -98,6 +106,25 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A new node name: the host's name and random hex, so logs say which machine it is.
+pub(crate) fn node_name() -> String {
+    let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| {
+            h.trim()
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .take(20)
+                .collect()
+        })
+        .unwrap_or_default();
+    let suffix = random_hex(4).unwrap_or_else(|_| format!("{:08x}", std::process::id()));
+    if host.is_empty() {
+        suffix
+    } else {
+        format!("{host}-{suffix}")
+    }
+}
+
 /// `n` random bytes from the operating system, in hex.
 fn random_hex(n: usize) -> Result<String, ApiError> {
     let mut buf = vec![0u8; n];
@@ -121,12 +148,86 @@ impl Inner {
     }
 
     pub(crate) fn forget(&self, id: &str) {
-        self.games().remove(id);
+        {
+            let mut games = self.games();
+            // Only the game's own entry: a proxy may have taken its place meanwhile.
+            if games.get(id).is_some_and(|e| e.owner.is_none()) {
+                games.remove(id);
+            }
+        }
+        if let Some(cluster) = &self.cluster {
+            let (db, id, node) = (self.db.clone(), id.to_string(), cluster.node.clone());
+            tokio::spawn(async move {
+                if let Err(e) = persist::release_lease(&db, &id, &node).await {
+                    tracing::warn!(game = %id, error = %e, "could not give up a game's lease");
+                }
+            });
+        }
+    }
+
+    /// The command queue of game `id` when it runs on this node (not a proxy).
+    pub(crate) fn local_actor(&self, id: &str) -> Option<mpsc::Sender<Cmd>> {
+        self.games()
+            .get(id)
+            .filter(|e| e.owner.is_none())
+            .map(|e| e.cmds.clone())
+    }
+
+    /// Forgets this node's proxy for game `id`, if any (its owner is gone).
+    pub(crate) fn drop_proxy(&self, id: &str) {
+        let mut games = self.games();
+        if games.get(id).is_some_and(|e| e.owner.is_some()) {
+            games.remove(id);
+        }
+    }
+
+    /// The games running on this node that the lobby shows: the open ones listed, with when
+    /// each was made, and the ones under way.
+    pub(crate) fn local_lobby(&self) -> (Vec<(LobbyGame, u64)>, Vec<LobbyGame>) {
+        let games = self.games();
+        let mut open = Vec::new();
+        let mut live = Vec::new();
+        for e in games.values() {
+            let Some(Summary {
+                game: g,
+                listed,
+                over,
+            }) = &e.summary
+            else {
+                continue;
+            };
+            if *over {
+                continue;
+            }
+            if g.free.is_some() {
+                if *listed {
+                    open.push((g.clone(), e.created.0));
+                }
+            } else {
+                live.push(g.clone());
+            }
+        }
+        (open, live)
+    }
+
+    /// What this node holds.
+    pub(crate) fn local_stats(&self) -> Stats {
+        let games = self.games();
+        let local = || games.values().filter(|e| e.owner.is_none());
+        Stats {
+            games: local().count() as u64,
+            live: local()
+                .filter(|e| e.summary.as_ref().is_some_and(|s| !s.over))
+                .count() as u64,
+            connections: self.connections.load(Ordering::Relaxed),
+            moves: self.moves.load(Ordering::Relaxed),
+            rss_bytes: rss_bytes(),
+        }
     }
 
     fn spawn(self: &Arc<Self>, table: Table, created_ms: u64) -> mpsc::Sender<Cmd> {
         let (cmds, rx) = mpsc::channel(GAME_QUEUE);
-        let created = self.ids.fetch_add(1, Ordering::Relaxed);
+        let created = (created_ms, self.ids.fetch_add(1, Ordering::Relaxed));
         let id = table.id.clone();
         let actor = Actor::new(table, self.clone(), self.expiry_of(created_ms));
         // The lobby knows the game before its creator hears of it, not once its task first
@@ -137,6 +238,7 @@ impl Inner {
                 cmds: cmds.clone(),
                 summary: Some(actor.summary()),
                 created,
+                owner: None,
             },
         );
         tokio::spawn(actor.run(rx));
@@ -262,6 +364,12 @@ impl Inner {
             .write(writes)
             .await
             .map_err(|e| ApiError::Engine(format!("the game could not be stored: {e}")))?;
+        if let Some(cluster) = &self.cluster {
+            // A new game runs where it was made; its id is new, so the lease is free.
+            let now = unix_ms();
+            persist::acquire_lease(&self.db, &id, &cluster.node, now, now + cluster::LEASE_MS)
+                .await?;
+        }
         self.spawn(table, unix_ms());
         Ok(id)
     }
@@ -286,7 +394,33 @@ impl Inner {
         // Boxed: loading is rare, and its future (store queries, quarantine) would otherwise
         // make every future that may load a game larger for its whole life: each WebSocket's
         // task, through `connect`, by a kilobyte and a half.
-        let (table, created_ms) = Box::pin(self.reload(id)).await?;
+        Box::pin(self.load(id)).await
+    }
+
+    /// Loads game `id` from the store and starts it here; with other nodes, only when no other
+    /// node runs it (else this node proxies for the one that does).
+    async fn load(self: &Arc<Self>, id: &str) -> Result<mpsc::Sender<Cmd>, ApiError> {
+        if let Some(cluster) = &self.cluster {
+            let now = unix_ms();
+            let owner =
+                persist::acquire_lease(&self.db, id, &cluster.node, now, now + cluster::LEASE_MS)
+                    .await?;
+            if owner != cluster.node {
+                if let Some(e) = self.games().get(id) {
+                    return Ok(e.cmds.clone());
+                }
+                return Ok(cluster::spawn_proxy(cluster, self, id, owner));
+            }
+        }
+        let (table, created_ms) = match self.reload(id).await {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                if let Some(cluster) = &self.cluster {
+                    persist::release_lease(&self.db, id, &cluster.node).await?;
+                }
+                return Err(e);
+            }
+        };
         // Another request may have loaded it meanwhile: keep the first.
         if let Some(e) = self.games().get(id) {
             return Ok(e.cmds.clone());
@@ -346,10 +480,22 @@ impl Online {
     /// Opens the online games in `db`, replaying every live one. A game whose rows cannot be
     /// read or replayed is set aside (logged, and kept in the store for a person to look at);
     /// a game nobody joined in time is closed.
-    pub(crate) async fn start(db: crate::store::Db, timing: Timing) -> Result<Online, sqlx::Error> {
+    ///
+    /// With `bus` (this node's connection to the others, `cluster`), the games are not loaded
+    /// here: each node takes over the live games no node runs, within seconds.
+    pub(crate) async fn start(
+        db: crate::store::Db,
+        timing: Timing,
+        bus: Option<(cluster::Cluster, redis::aio::PubSubStream)>,
+    ) -> Result<Online, sqlx::Error> {
+        let (cluster, stream) = match bus {
+            Some((c, s)) => (Some(Arc::new(c)), Some(s)),
+            None => (None, None),
+        };
         let inner = Arc::new(Inner {
             games: Mutex::new(HashMap::new()),
             writer: Writer::start(db.clone()),
+            cluster: cluster.clone(),
             db,
             grace_ms: timing.grace_ms,
             unjoined_expiry: timing.unjoined_expiry,
@@ -357,6 +503,11 @@ impl Online {
             moves: AtomicU64::new(0),
             ids: AtomicU64::new(0),
         });
+        if let (Some(cluster), Some(stream)) = (cluster, stream) {
+            tracing::info!(node = %cluster.node, "online games shared with the other nodes");
+            cluster::start(&cluster, &inner, stream);
+            return Ok(Online { inner });
+        }
         let now = Instant::now();
         let (mut loaded, mut expired, mut set_aside) = (0, 0, 0);
         for found in persist::load_live(&inner.db).await? {
@@ -518,57 +669,40 @@ impl Online {
         Err(ApiError::Conflict(format!("game {id} is busy; try again")))
     }
 
-    /// The lobby.
+    /// The lobby: the games of this node and, with other nodes, theirs.
     pub fn lobby(&self) -> Lobby {
-        let games = self.inner.games();
-        let mut open: Vec<(&LobbyGame, u64)> = Vec::new();
-        let mut live: Vec<&LobbyGame> = Vec::new();
-        for e in games.values() {
-            let Some(Summary {
-                game: g,
-                listed,
-                over,
-            }) = &e.summary
-            else {
-                continue;
-            };
-            if *over {
-                continue;
-            }
-            if g.free.is_some() {
-                if *listed {
-                    open.push((g, e.created));
-                }
-            } else {
-                live.push(g);
-            }
+        let (mut open, mut live) = self.inner.local_lobby();
+        if let Some(cluster) = &self.inner.cluster {
+            let (o, l) = cluster.peer_games();
+            open.extend(o);
+            live.extend(l);
         }
-        open.sort_by_key(|&(_, created)| std::cmp::Reverse(created));
-        live.sort_by_key(|g| (std::cmp::Reverse(g.spectators), std::cmp::Reverse(g.moves)));
+        open.sort_by_key(|(g, created)| (std::cmp::Reverse(*created), g.id.clone()));
+        live.sort_by_key(|g| {
+            (
+                std::cmp::Reverse(g.spectators),
+                std::cmp::Reverse(g.moves),
+                g.id.clone(),
+            )
+        });
         Lobby {
-            open: open
-                .into_iter()
-                .take(LOBBY_SIZE)
-                .map(|(g, _)| g.clone())
-                .collect(),
-            live: live.into_iter().take(LOBBY_SIZE).cloned().collect(),
+            open: open.into_iter().take(LOBBY_SIZE).map(|(g, _)| g).collect(),
+            live: live.into_iter().take(LOBBY_SIZE).collect(),
         }
     }
 
-    /// What the server holds.
+    /// What the server holds: this node and, with other nodes, all of them.
     pub fn stats(&self) -> Stats {
-        let games = self.inner.games();
-        let live = games
-            .values()
-            .filter(|e| e.summary.as_ref().is_some_and(|s| !s.over))
-            .count();
-        Stats {
-            games: games.len() as u64,
-            live: live as u64,
-            connections: self.inner.connections.load(Ordering::Relaxed),
-            moves: self.inner.moves.load(Ordering::Relaxed),
-            rss_bytes: rss_bytes(),
+        let mut stats = self.inner.local_stats();
+        if let Some(cluster) = &self.inner.cluster {
+            let peers = cluster.peer_stats();
+            stats.games += peers.games;
+            stats.live += peers.live;
+            stats.connections += peers.connections;
+            stats.moves += peers.moves;
+            stats.rss_bytes += peers.rss_bytes;
         }
+        stats
     }
 }
 

@@ -384,3 +384,73 @@ pub async fn expire(db: &Db, id: &str) -> Result<(), sqlx::Error> {
     });
     Ok(())
 }
+
+/// Takes the lease of game `id` for `node` until `until_ms` when it is free, past its time
+/// (`now_ms`) or `node`'s already; returns the node that holds it after.
+pub async fn acquire_lease(
+    db: &Db,
+    id: &str,
+    node: &str,
+    now_ms: u64,
+    until_ms: u64,
+) -> Result<String, sqlx::Error> {
+    on_db!(db, pool => {
+        sqlx::query(
+            "INSERT INTO online_leases (game_id, node, expires_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT (game_id) DO UPDATE SET node = excluded.node, \
+             expires_ms = excluded.expires_ms \
+             WHERE online_leases.expires_ms < $4 OR online_leases.node = excluded.node",
+        )
+        .bind(id)
+        .bind(node)
+        .bind(int(until_ms))
+        .bind(int(now_ms))
+        .execute(pool)
+        .await?;
+        sqlx::query("SELECT node FROM online_leases WHERE game_id = $1")
+            .bind(id)
+            .fetch_one(pool)
+            .await?
+            .text("node")
+    })
+}
+
+/// Extends every lease `node` holds to `until_ms`.
+pub async fn renew_leases(db: &Db, node: &str, until_ms: u64) -> Result<(), sqlx::Error> {
+    on_db!(db, pool => {
+        sqlx::query("UPDATE online_leases SET expires_ms = $1 WHERE node = $2")
+            .bind(int(until_ms))
+            .bind(node)
+            .execute(pool)
+            .await?;
+    });
+    Ok(())
+}
+
+/// Gives up `node`'s lease of game `id`.
+pub async fn release_lease(db: &Db, id: &str, node: &str) -> Result<(), sqlx::Error> {
+    on_db!(db, pool => {
+        sqlx::query("DELETE FROM online_leases WHERE game_id = $1 AND node = $2")
+            .bind(id)
+            .bind(node)
+            .execute(pool)
+            .await?;
+    });
+    Ok(())
+}
+
+/// Live games no node runs at `now_ms`: no lease, or one past its time.
+pub async fn orphans(db: &Db, now_ms: u64) -> Result<Vec<String>, sqlx::Error> {
+    on_db!(db, pool => {
+        sqlx::query(
+            "SELECT g.id FROM online_games g LEFT JOIN online_leases l ON l.game_id = g.id \
+             WHERE NOT g.over AND (l.game_id IS NULL OR l.expires_ms < $1) ORDER BY g.id",
+        )
+        .bind(int(now_ms))
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|r| r.text("id"))
+        .collect()
+    })
+}

@@ -137,7 +137,7 @@ pub struct Stored {
 }
 
 /// What a player asks the table to do.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Action {
     /// Play a stone.
     Move(String),

@@ -1,0 +1,689 @@
+//! Several nodes serving one site: the same PostgreSQL database and a Redis server for messages
+//! between the nodes (pub/sub).
+//!
+//! Each live game runs on one node at a time, its owner, which holds the game's lease in the
+//! database (`online_leases`) and renews it every second; a lease not renewed for
+//! [`LEASE_MS`] may be taken by any node. A node asked about a game it does not own runs a
+//! proxy for it: a task with the same command queue as a game's own, which forwards each
+//! command to the owner over the bus and answers with the owner's reply, and which relays the
+//! owner's broadcasts (published on the game's channel) to the connections on its node. So a
+//! player on node A and one on node B play the same game, spectators anywhere.
+//!
+//! When the owner dies, its leases run out; every node looks for live games without a live lease
+//! every [`SWEEP_EVERY`] and takes them over, replaying them from the event log (every
+//! acknowledged move is in it: a move is stored before anyone hears of it). A proxy whose owner
+//! stopped answering ends, closing its connections, which reconnect and find the new owner. Two
+//! nodes can never both store a move as the same move of a game: the event log's key is (game,
+//! move number).
+//!
+//! The lobby and the statistics span the nodes: each node publishes what it runs every
+//! [`REPORT_EVERY`], and each merges the others' latest reports with its own.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::actor::{Cmd, Connected, Failed, JoinError, Reply};
+use super::table::Action;
+use super::{Entry, GAME_QUEUE, Inner, persist, unix_ms};
+use tengen_wire::{ChatLine, GameState, LobbyGame, Role, Stats};
+
+/// How long a lease lasts unless renewed, in milliseconds: how soon, at most, after its owner
+/// dies a game is taken over (plus up to one sweep).
+pub(crate) const LEASE_MS: u64 = 5_000;
+/// How often a node renews its leases.
+const RENEW_EVERY: Duration = Duration::from_secs(1);
+/// How often a node looks for live games no node runs.
+const SWEEP_EVERY: Duration = Duration::from_secs(2);
+/// How often a node tells the others what it runs.
+const REPORT_EVERY: Duration = Duration::from_secs(1);
+/// How long a node's report counts when no newer one comes: a dead node's games leave the
+/// lobby after this.
+const REPORT_FRESH: Duration = Duration::from_millis(3_500);
+/// How long a proxy waits for the owner's answer before it takes the owner for dead.
+const ASK_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a proxy with no connection and no command stays.
+const PROXY_IDLE: Duration = Duration::from_secs(30);
+/// How many relayed messages a slow connection on a proxy may fall behind.
+const RELAY_BUFFER: usize = 64;
+
+/// Why the bus could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("message bus {url}: {source}")]
+pub struct BusError {
+    url: String,
+    source: redis::RedisError,
+}
+
+/// A command forwarded to a game's owner.
+#[derive(Debug, Serialize, Deserialize)]
+enum Ask {
+    Connect {
+        token: Option<String>,
+        name: Option<String>,
+    },
+    Disconnect {
+        role: Role,
+    },
+    Act {
+        role: Role,
+        action: Action,
+    },
+    Chat {
+        line: ChatLine,
+    },
+    Join {
+        name: String,
+        token_hash: String,
+    },
+    State,
+}
+
+/// Why a forwarded join failed.
+#[derive(Debug, Serialize, Deserialize)]
+enum JoinRefused {
+    Full,
+    Store(String),
+}
+
+/// The owner's answer.
+#[derive(Debug, Serialize, Deserialize)]
+enum Answer {
+    /// Role, name and first frames; or why not.
+    Connected(Result<(Role, String, Vec<String>), String>),
+    Done(Result<(), String>),
+    Joined(Result<Role, JoinRefused>),
+    State(Box<GameState>),
+    /// No answer is due (a leaving, a chat line).
+    Noted,
+    /// The game failed on the command and was rebuilt from its record.
+    Failed,
+    /// The node does not run the game (any more).
+    NotOwner,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Envelope {
+    Ask {
+        req: u64,
+        from: String,
+        game: String,
+        ask: Ask,
+    },
+    Answer {
+        req: u64,
+        answer: Answer,
+    },
+}
+
+/// What a node runs, for the others' lobbies and statistics.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Report {
+    node: String,
+    /// Open games listed in the lobby, with when each was made (ms since the epoch).
+    open: Vec<(LobbyGame, u64)>,
+    live: Vec<LobbyGame>,
+    stats: Stats,
+}
+
+/// This node's part in the site.
+pub(crate) struct Cluster {
+    /// This node's name on the bus and in the leases.
+    pub(crate) node: String,
+    url: String,
+    client: redis::Client,
+    publisher: redis::aio::ConnectionManager,
+    /// Subscribes and unsubscribes; replaced when the bus reconnects.
+    sink: Mutex<redis::aio::PubSubSink>,
+    pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
+    next_req: AtomicU64,
+    /// Games this node runs proxies for: where their relayed broadcasts go.
+    relays_in: Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>,
+    /// Games this node runs whose broadcasts it publishes.
+    relays_out: Mutex<HashSet<String>>,
+    peers: Mutex<HashMap<String, (Instant, Report)>>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("node", &self.node)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every change under these locks is a single insert, remove or replace.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn node_channel(node: &str) -> String {
+    format!("tengen:node:{node}")
+}
+
+fn game_channel(game: &str) -> String {
+    format!("tengen:game:{game}")
+}
+
+const NODES_CHANNEL: &str = "tengen:nodes";
+
+impl Cluster {
+    /// Connects to the bus at `url` as node `node`, subscribed to its own channel and the
+    /// nodes' reports; the messages arrive on the stream returned, for [`Cluster::run`].
+    pub(crate) async fn connect(
+        url: &str,
+        node: String,
+    ) -> Result<(Cluster, redis::aio::PubSubStream), BusError> {
+        let err = |source| BusError {
+            url: crate::store::redacted_url(url),
+            source,
+        };
+        let client = redis::Client::open(url).map_err(err)?;
+        let publisher = redis::aio::ConnectionManager::new(client.clone())
+            .await
+            .map_err(err)?;
+        let (sink, stream) = subscribe_base(&client, &node).await.map_err(err)?;
+        Ok((
+            Cluster {
+                node,
+                url: url.to_string(),
+                client,
+                publisher,
+                sink: Mutex::new(sink),
+                pending: Mutex::new(HashMap::new()),
+                next_req: AtomicU64::new(1),
+                relays_in: Mutex::new(HashMap::new()),
+                relays_out: Mutex::new(HashSet::new()),
+                peers: Mutex::new(HashMap::new()),
+            },
+            stream,
+        ))
+    }
+
+    async fn publish(&self, channel: String, payload: &str) {
+        let mut conn = self.publisher.clone();
+        let sent: redis::RedisResult<usize> = redis::cmd("PUBLISH")
+            .arg(&channel)
+            .arg(payload)
+            .query_async(&mut conn)
+            .await;
+        if let Err(e) = sent {
+            tracing::warn!(%channel, error = %e, "could not publish on the bus");
+        }
+    }
+
+    async fn send(&self, node: &str, envelope: &Envelope) {
+        // Our own types always serialise.
+        let text = serde_json::to_string(envelope).unwrap_or_default();
+        self.publish(node_channel(node), &text).await;
+    }
+
+    /// Forwards `ask` about `game` to `owner`; `None` when no answer came in time.
+    async fn ask(&self, owner: &str, game: &str, ask: Ask) -> Option<Answer> {
+        let req = self.next_req.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(req, tx);
+        let envelope = Envelope::Ask {
+            req,
+            from: self.node.clone(),
+            game: game.to_string(),
+            ask,
+        };
+        self.send(owner, &envelope).await;
+        let answer = tokio::time::timeout(ASK_TIMEOUT, rx).await;
+        lock(&self.pending).remove(&req);
+        answer.ok()?.ok()
+    }
+
+    async fn subscribe(&self, channel: String) -> bool {
+        let mut sink = lock(&self.sink).clone();
+        sink.subscribe(&channel).await.is_ok()
+    }
+
+    async fn unsubscribe(&self, channel: String) {
+        let mut sink = lock(&self.sink).clone();
+        let _ = sink.unsubscribe(&channel).await;
+    }
+
+    /// The other nodes' reports still fresh.
+    fn fresh_reports(&self) -> Vec<Report> {
+        let mut peers = lock(&self.peers);
+        peers.retain(|_, (at, _)| at.elapsed() < REPORT_FRESH);
+        peers.values().map(|(_, r)| r.clone()).collect()
+    }
+
+    /// The other nodes' open and live games, for the lobby.
+    pub(crate) fn peer_games(&self) -> (Vec<(LobbyGame, u64)>, Vec<LobbyGame>) {
+        let mut open = Vec::new();
+        let mut live = Vec::new();
+        for r in self.fresh_reports() {
+            open.extend(r.open);
+            live.extend(r.live);
+        }
+        (open, live)
+    }
+
+    /// The other nodes' statistics, summed.
+    pub(crate) fn peer_stats(&self) -> Stats {
+        let mut sum = Stats::default();
+        for r in self.fresh_reports() {
+            sum.games += r.stats.games;
+            sum.live += r.stats.live;
+            sum.connections += r.stats.connections;
+            sum.moves += r.stats.moves;
+            sum.rss_bytes += r.stats.rss_bytes;
+        }
+        sum
+    }
+}
+
+/// A new subscription to the bus: this node's channel and the nodes' reports.
+async fn subscribe_base(
+    client: &redis::Client,
+    node: &str,
+) -> redis::RedisResult<(redis::aio::PubSubSink, redis::aio::PubSubStream)> {
+    let (mut sink, stream) = client.get_async_pubsub().await?.split();
+    sink.subscribe(node_channel(node)).await?;
+    sink.subscribe(NODES_CHANNEL).await?;
+    Ok((sink, stream))
+}
+
+/// Starts this node's part: the bus's reader, lease renewal, the sweep for games no node runs,
+/// and the reports.
+pub(crate) fn start(cluster: &Arc<Cluster>, inner: &Arc<Inner>, stream: redis::aio::PubSubStream) {
+    tokio::spawn(read_bus(cluster.clone(), Arc::downgrade(inner), stream));
+    tokio::spawn(renew(cluster.clone(), Arc::downgrade(inner)));
+    tokio::spawn(sweep(Arc::downgrade(inner)));
+    tokio::spawn(report(cluster.clone(), Arc::downgrade(inner)));
+}
+
+/// Reads the bus until the node stops, reconnecting when the bus connection drops.
+async fn read_bus(cluster: Arc<Cluster>, inner: Weak<Inner>, mut stream: redis::aio::PubSubStream) {
+    loop {
+        while let Some(msg) = stream.next().await {
+            let Some(inner) = inner.upgrade() else { return };
+            dispatch(
+                &cluster,
+                &inner,
+                msg.get_channel_name(),
+                msg.get_payload_bytes(),
+            );
+        }
+        tracing::warn!(bus = %crate::store::redacted_url(&cluster.url), "the message bus connection dropped; reconnecting");
+        loop {
+            if inner.strong_count() == 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let Ok((mut sink, s)) = subscribe_base(&cluster.client, &cluster.node).await else {
+                continue;
+            };
+            let games: Vec<String> = lock(&cluster.relays_in).keys().cloned().collect();
+            let mut ok = true;
+            for g in games {
+                ok &= sink.subscribe(game_channel(&g)).await.is_ok();
+            }
+            if ok {
+                *lock(&cluster.sink) = sink;
+                stream = s;
+                tracing::info!("the message bus is back");
+                break;
+            }
+        }
+    }
+}
+
+fn dispatch(cluster: &Arc<Cluster>, inner: &Arc<Inner>, channel: &str, payload: &[u8]) {
+    if let Some(game) = channel.strip_prefix("tengen:game:") {
+        if let Some(tx) = lock(&cluster.relays_in).get(game) {
+            let text = String::from_utf8_lossy(payload);
+            // No connection listening is fine.
+            let _ = tx.send(Arc::from(text.as_ref()));
+        }
+        return;
+    }
+    if channel == NODES_CHANNEL {
+        if let Ok(report) = serde_json::from_slice::<Report>(payload)
+            && report.node != cluster.node
+        {
+            lock(&cluster.peers).insert(report.node.clone(), (Instant::now(), report));
+        }
+        return;
+    }
+    match serde_json::from_slice::<Envelope>(payload) {
+        Ok(Envelope::Answer { req, answer }) => {
+            if let Some(tx) = lock(&cluster.pending).remove(&req) {
+                let _ = tx.send(answer);
+            }
+        }
+        Ok(Envelope::Ask {
+            req,
+            from,
+            game,
+            ask,
+        }) => {
+            let (cluster, inner) = (cluster.clone(), inner.clone());
+            tokio::spawn(async move {
+                let answer = serve_ask(&cluster, &inner, &game, ask).await;
+                cluster.send(&from, &Envelope::Answer { req, answer }).await;
+            });
+        }
+        Err(e) => tracing::warn!(error = %e, "a message on the bus could not be read"),
+    }
+}
+
+/// Carries out a command forwarded by another node on a game this node runs.
+async fn serve_ask(cluster: &Arc<Cluster>, inner: &Arc<Inner>, game: &str, ask: Ask) -> Answer {
+    let Some(cmds) = inner.local_actor(game) else {
+        return Answer::NotOwner;
+    };
+    macro_rules! asked {
+        ($variant:ident { $($field:ident),* }) => {{
+            let (reply, answer) = Reply::new();
+            if cmds.send(Cmd::$variant { $($field,)* reply }).await.is_err() {
+                return Answer::NotOwner;
+            }
+            match answer.await {
+                Ok(Ok(v)) => v,
+                Ok(Err(Failed)) => return Answer::Failed,
+                Err(_) => return Answer::NotOwner,
+            }
+        }};
+    }
+    match ask {
+        Ask::Connect { token, name } => match asked!(Connect { token, name }) {
+            Ok(c) => {
+                relay_out(cluster, game, c.updates);
+                Answer::Connected(Ok((
+                    c.role,
+                    c.name,
+                    c.first.iter().map(|f| f.to_string()).collect(),
+                )))
+            }
+            Err(e) => Answer::Connected(Err(e)),
+        },
+        Ask::Act { role, action } => Answer::Done(asked!(Act { role, action })),
+        Ask::Join { name, token_hash } => {
+            Answer::Joined(asked!(Join { name, token_hash }).map_err(|e| match e {
+                JoinError::Full => JoinRefused::Full,
+                JoinError::Store(e) => JoinRefused::Store(e),
+            }))
+        }
+        Ask::State => Answer::State(Box::new(asked!(State {}))),
+        Ask::Disconnect { role } => {
+            let _ = cmds.send(Cmd::Disconnect { role }).await;
+            Answer::Noted
+        }
+        Ask::Chat { line } => {
+            let _ = cmds.send(Cmd::Chat { line }).await;
+            Answer::Noted
+        }
+    }
+}
+
+/// Publishes a game's broadcasts for the other nodes' connections, once per game, for as long
+/// as the game runs here.
+fn relay_out(cluster: &Arc<Cluster>, game: &str, mut updates: broadcast::Receiver<Arc<str>>) {
+    if !lock(&cluster.relays_out).insert(game.to_string()) {
+        return;
+    }
+    let (cluster, game) = (cluster.clone(), game.to_string());
+    tokio::spawn(async move {
+        let channel = game_channel(&game);
+        loop {
+            match updates.recv().await {
+                Ok(frame) => cluster.publish(channel.clone(), &frame).await,
+                // States are whole: the next one puts a lagging relay right.
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+        lock(&cluster.relays_out).remove(&game);
+    });
+}
+
+/// Starts a proxy on this node for `game`, run by `owner`; its command queue.
+pub(crate) fn spawn_proxy(
+    cluster: &Arc<Cluster>,
+    inner: &Arc<Inner>,
+    game: &str,
+    owner: String,
+) -> mpsc::Sender<Cmd> {
+    let (cmds, rx) = mpsc::channel(GAME_QUEUE);
+    let (updates, _) = broadcast::channel(RELAY_BUFFER);
+    lock(&cluster.relays_in).insert(game.to_string(), updates.clone());
+    inner.games().insert(
+        game.to_string(),
+        Entry {
+            cmds: cmds.clone(),
+            summary: None,
+            created: (0, 0),
+            owner: Some(owner.clone()),
+        },
+    );
+    tokio::spawn(run_proxy(
+        cluster.clone(),
+        inner.clone(),
+        game.to_string(),
+        owner,
+        cmds.clone(),
+        rx,
+        updates,
+    ));
+    cmds
+}
+
+async fn run_proxy(
+    cluster: Arc<Cluster>,
+    inner: Arc<Inner>,
+    game: String,
+    owner: String,
+    me: mpsc::Sender<Cmd>,
+    mut rx: mpsc::Receiver<Cmd>,
+    updates: broadcast::Sender<Arc<str>>,
+) {
+    if !cluster.subscribe(game_channel(&game)).await {
+        tracing::warn!(%game, "could not subscribe to a game's channel on the bus");
+    }
+    let mut last_used = Instant::now();
+    let mut check = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        let cmd = tokio::select! {
+            cmd = rx.recv() => cmd,
+            _ = check.tick() => {
+                // Replaced (the sweep found the owner dead) or idle: end.
+                let ours = inner.games().get(&game).is_some_and(|e| e.cmds.same_channel(&me));
+                if !ours || (updates.receiver_count() == 0 && last_used.elapsed() > PROXY_IDLE) {
+                    break;
+                }
+                continue;
+            }
+        };
+        let Some(cmd) = cmd else { break };
+        last_used = Instant::now();
+        if !forward(&cluster, &inner, &game, &owner, &updates, cmd).await {
+            tracing::info!(%game, %owner, "the owner of a game did not answer; finding it again");
+            break;
+        }
+    }
+    // Leave the map first, so that a command retried after this one finds the game anew.
+    {
+        let mut games = inner.games();
+        if games.get(&game).is_some_and(|e| e.cmds.same_channel(&me)) {
+            games.remove(&game);
+        }
+    }
+    lock(&cluster.relays_in).remove(&game);
+    cluster.unsubscribe(game_channel(&game)).await;
+    // Dropping `updates` closes this node's connections to the game: they reconnect.
+}
+
+/// Forwards one command to the owner and answers it; false when the owner did not answer (the
+/// command's asker then hears nothing and asks again).
+async fn forward(
+    cluster: &Cluster,
+    inner: &Arc<Inner>,
+    game: &str,
+    owner: &str,
+    updates: &broadcast::Sender<Arc<str>>,
+    cmd: Cmd,
+) -> bool {
+    match cmd {
+        Cmd::Connect { token, name, reply } => {
+            // Listening before asking, so no broadcast after the first frames is missed.
+            let listening = updates.subscribe();
+            match cluster.ask(owner, game, Ask::Connect { token, name }).await {
+                Some(Answer::Connected(Ok((role, name, first)))) => {
+                    let connected = Connected {
+                        role,
+                        name,
+                        first: first.into_iter().map(Arc::from).collect(),
+                        updates: listening,
+                    };
+                    if !reply.send(Ok(connected)) {
+                        // The connection went away before it heard back.
+                        let _ = cluster.ask(owner, game, Ask::Disconnect { role }).await;
+                    }
+                    true
+                }
+                Some(Answer::Connected(Err(e))) => {
+                    let _ = reply.send(Err(e));
+                    true
+                }
+                Some(Answer::Failed) => {
+                    let _ = reply.fail();
+                    true
+                }
+                _ => false,
+            }
+        }
+        Cmd::Disconnect { role } => cluster
+            .ask(owner, game, Ask::Disconnect { role })
+            .await
+            .is_some_and(|a| !matches!(a, Answer::NotOwner)),
+        Cmd::Chat { line } => cluster
+            .ask(owner, game, Ask::Chat { line })
+            .await
+            .is_some_and(|a| !matches!(a, Answer::NotOwner)),
+        Cmd::Act {
+            role,
+            action,
+            reply,
+        } => match cluster.ask(owner, game, Ask::Act { role, action }).await {
+            Some(Answer::Done(done)) => {
+                let _ = reply.send(done);
+                true
+            }
+            Some(Answer::Failed) => {
+                let _ = reply.fail();
+                true
+            }
+            _ => false,
+        },
+        Cmd::Join {
+            name,
+            token_hash,
+            reply,
+        } => match cluster
+            .ask(owner, game, Ask::Join { name, token_hash })
+            .await
+        {
+            Some(Answer::Joined(joined)) => {
+                let _ = reply.send(joined.map_err(|e| match e {
+                    JoinRefused::Full => JoinError::Full,
+                    JoinRefused::Store(e) => JoinError::Store(e),
+                }));
+                true
+            }
+            Some(Answer::Failed) => {
+                let _ = reply.fail();
+                true
+            }
+            _ => false,
+        },
+        Cmd::State { reply } => match cluster.ask(owner, game, Ask::State).await {
+            Some(Answer::State(state)) => {
+                let _ = reply.send(*state);
+                true
+            }
+            Some(Answer::Failed) => {
+                let _ = reply.fail();
+                true
+            }
+            _ => false,
+        },
+        Cmd::Record { reply } => {
+            // Every acknowledged event is in the store: the record is read from there.
+            match inner.reload(game).await {
+                Ok((table, _)) => {
+                    let _ = reply.send(super::actor::record_of(&table));
+                }
+                Err(e) => {
+                    tracing::warn!(%game, error = %e, "a game's record could not be read");
+                    reply.fail();
+                }
+            }
+            true
+        }
+    }
+}
+
+/// Renews this node's leases every [`RENEW_EVERY`] while the node lives.
+async fn renew(cluster: Arc<Cluster>, inner: Weak<Inner>) {
+    let mut every = tokio::time::interval(RENEW_EVERY);
+    loop {
+        every.tick().await;
+        let Some(inner) = inner.upgrade() else { return };
+        let until = unix_ms() + LEASE_MS;
+        if let Err(e) = persist::renew_leases(&inner.db, &cluster.node, until).await {
+            tracing::warn!(error = %e, "could not renew this node's game leases");
+        }
+    }
+}
+
+/// Takes over, every [`SWEEP_EVERY`], the live games no node runs (their owner died).
+async fn sweep(inner: Weak<Inner>) {
+    let mut every = tokio::time::interval(SWEEP_EVERY);
+    loop {
+        every.tick().await;
+        let Some(inner) = inner.upgrade() else { return };
+        let orphans = match persist::orphans(&inner.db, unix_ms()).await {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look for games no node runs");
+                continue;
+            }
+        };
+        for id in orphans {
+            // A proxy for a game whose owner died goes (it sees it is no longer in the map).
+            inner.drop_proxy(&id);
+            match inner.handle(&id).await {
+                Ok(_) => tracing::info!(game = %id, "took over a game no node ran"),
+                Err(e) => tracing::warn!(game = %id, error = %e, "could not take over a game"),
+            }
+        }
+    }
+}
+
+/// Publishes what this node runs every [`REPORT_EVERY`].
+async fn report(cluster: Arc<Cluster>, inner: Weak<Inner>) {
+    let mut every = tokio::time::interval(REPORT_EVERY);
+    loop {
+        every.tick().await;
+        let Some(inner) = inner.upgrade() else { return };
+        let (open, live) = inner.local_lobby();
+        let report = Report {
+            node: cluster.node.clone(),
+            open,
+            live,
+            stats: inner.local_stats(),
+        };
+        let text = serde_json::to_string(&report).unwrap_or_default();
+        cluster.publish(NODES_CHANNEL.to_string(), &text).await;
+    }
+}
