@@ -2,7 +2,8 @@
 # their data in a temporary folder, for the tests of the PostgreSQL store and of several nodes
 # serving one site; installs Debian's packages first if they are missing. Exports
 # TENGEN_TEST_POSTGRES (an admin URL: each test makes a database of its own) and
-# TENGEN_TEST_REDIS, and stops both servers when the calling shell exits.
+# TENGEN_TEST_REDIS, and stops both servers when the calling shell exits. PostgreSQL runs without
+# fsync for the tests (SERVICES_PG_FSYNC=on keeps it, for benchmarks).
 
 services_free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -40,7 +41,7 @@ services_start_postgres() {
     port=$(services_free_port)
     services_as "$bin/initdb" -D "$SERVICES_DIR/pg" -U postgres --auth=trust -E UTF8 >/dev/null
     services_as "$bin/pg_ctl" -D "$SERVICES_DIR/pg" -l "$SERVICES_DIR/pg.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $SERVICES_DIR -c fsync=off -c max_connections=300" \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $SERVICES_DIR -c fsync=${SERVICES_PG_FSYNC:-off} -c max_connections=300" \
         start >/dev/null
     SERVICES_PG_CTL="$bin/pg_ctl"
     export TENGEN_TEST_POSTGRES="postgres://postgres@127.0.0.1:$port/postgres"

@@ -124,6 +124,9 @@ pub enum Cmd {
         /// The answer.
         reply: Reply<(tengen_rules::Game, [Option<String>; 2])>,
     },
+    /// Leave memory at once: another node runs the game now (`cluster`). The connections
+    /// close, and reconnect to wherever it runs.
+    Leave,
 }
 
 impl Cmd {
@@ -135,7 +138,7 @@ impl Cmd {
             Cmd::Join { reply, .. } => Some(reply.failer()),
             Cmd::State { reply } => Some(reply.failer()),
             Cmd::Record { reply } => Some(reply.failer()),
-            Cmd::Disconnect { .. } | Cmd::Chat { .. } => None,
+            Cmd::Disconnect { .. } | Cmd::Chat { .. } | Cmd::Leave => None,
         }
     }
 }
@@ -422,6 +425,8 @@ impl Actor {
             Cmd::Record { reply } => {
                 let _ = reply.send(record_of(&self.table));
             }
+            // The run loop leaves on it before any handling.
+            Cmd::Leave => {}
         }
     }
 
@@ -509,6 +514,7 @@ impl Actor {
             // Each step runs guarded: a panic inside is caught here, with the game's id.
             let step = tokio::select! {
                 cmd = cmds.recv() => match cmd {
+                    Some(Cmd::Leave) => break,
                     Some(cmd) => {
                         let failer = cmd.failer();
                         let step = AssertUnwindSafe(self.handle(cmd)).catch_unwind().await;

@@ -45,8 +45,11 @@ const REPORT_EVERY: Duration = Duration::from_secs(1);
 /// How long a node's report counts when no newer one comes: a dead node's games leave the
 /// lobby after this.
 const REPORT_FRESH: Duration = Duration::from_millis(3_500);
-/// How long a proxy waits for the owner's answer before it takes the owner for dead.
+/// How long a proxy waits for the owner's answer before it looks whether the owner still holds
+/// the game's lease: a busy owner is waited for (up to [`ASK_LIMIT`]), a dead one is not.
 const ASK_TIMEOUT: Duration = Duration::from_secs(3);
+/// The longest a proxy waits for an answer from an owner that keeps its lease.
+const ASK_LIMIT: Duration = Duration::from_secs(30);
 /// How long a proxy with no connection and no command stays.
 const PROXY_IDLE: Duration = Duration::from_secs(30);
 /// How many relayed messages a slow connection on a proxy may fall behind.
@@ -223,8 +226,15 @@ impl Cluster {
         self.publish(node_channel(node), &text).await;
     }
 
-    /// Forwards `ask` about `game` to `owner`; `None` when no answer came in time.
-    async fn ask(&self, owner: &str, game: &str, ask: Ask) -> Option<Answer> {
+    /// Forwards `ask` about `game` to `owner`; `None` when no answer came while the owner held
+    /// the game's lease (or within [`ASK_LIMIT`]).
+    async fn ask(
+        &self,
+        db: &crate::store::Db,
+        owner: &str,
+        game: &str,
+        ask: Ask,
+    ) -> Option<Answer> {
         let req = self.next_req.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(req, tx);
@@ -235,9 +245,22 @@ impl Cluster {
             ask,
         };
         self.send(owner, &envelope).await;
-        let answer = tokio::time::timeout(ASK_TIMEOUT, rx).await;
+        let started = Instant::now();
+        let mut rx = rx;
+        let answer = loop {
+            match tokio::time::timeout(ASK_TIMEOUT, &mut rx).await {
+                Ok(answer) => break answer.ok(),
+                Err(_) if started.elapsed() < ASK_LIMIT => {
+                    let holder = persist::lease_holder(db, game, unix_ms()).await;
+                    if !matches!(holder, Ok(Some(h)) if h == owner) {
+                        break None;
+                    }
+                }
+                Err(_) => break None,
+            }
+        };
         lock(&self.pending).remove(&req);
-        answer.ok()?.ok()
+        answer
     }
 
     async fn subscribe(&self, channel: String) -> bool {
@@ -537,7 +560,10 @@ async fn forward(
         Cmd::Connect { token, name, reply } => {
             // Listening before asking, so no broadcast after the first frames is missed.
             let listening = updates.subscribe();
-            match cluster.ask(owner, game, Ask::Connect { token, name }).await {
+            match cluster
+                .ask(&inner.db, owner, game, Ask::Connect { token, name })
+                .await
+            {
                 Some(Answer::Connected(Ok((role, name, first)))) => {
                     let connected = Connected {
                         role,
@@ -547,7 +573,9 @@ async fn forward(
                     };
                     if !reply.send(Ok(connected)) {
                         // The connection went away before it heard back.
-                        let _ = cluster.ask(owner, game, Ask::Disconnect { role }).await;
+                        let _ = cluster
+                            .ask(&inner.db, owner, game, Ask::Disconnect { role })
+                            .await;
                     }
                     true
                 }
@@ -563,18 +591,21 @@ async fn forward(
             }
         }
         Cmd::Disconnect { role } => cluster
-            .ask(owner, game, Ask::Disconnect { role })
+            .ask(&inner.db, owner, game, Ask::Disconnect { role })
             .await
             .is_some_and(|a| !matches!(a, Answer::NotOwner)),
         Cmd::Chat { line } => cluster
-            .ask(owner, game, Ask::Chat { line })
+            .ask(&inner.db, owner, game, Ask::Chat { line })
             .await
             .is_some_and(|a| !matches!(a, Answer::NotOwner)),
         Cmd::Act {
             role,
             action,
             reply,
-        } => match cluster.ask(owner, game, Ask::Act { role, action }).await {
+        } => match cluster
+            .ask(&inner.db, owner, game, Ask::Act { role, action })
+            .await
+        {
             Some(Answer::Done(done)) => {
                 let _ = reply.send(done);
                 true
@@ -590,7 +621,7 @@ async fn forward(
             token_hash,
             reply,
         } => match cluster
-            .ask(owner, game, Ask::Join { name, token_hash })
+            .ask(&inner.db, owner, game, Ask::Join { name, token_hash })
             .await
         {
             Some(Answer::Joined(joined)) => {
@@ -606,7 +637,7 @@ async fn forward(
             }
             _ => false,
         },
-        Cmd::State { reply } => match cluster.ask(owner, game, Ask::State).await {
+        Cmd::State { reply } => match cluster.ask(&inner.db, owner, game, Ask::State).await {
             Some(Answer::State(state)) => {
                 let _ = reply.send(*state);
                 true
@@ -617,6 +648,8 @@ async fn forward(
             }
             _ => false,
         },
+        // Only games running here are told to leave; a proxy just ends.
+        Cmd::Leave => false,
         Cmd::Record { reply } => {
             // Every acknowledged event is in the store: the record is read from there.
             match inner.reload(game).await {
@@ -642,6 +675,23 @@ async fn renew(cluster: Arc<Cluster>, inner: Weak<Inner>) {
         let until = unix_ms() + LEASE_MS;
         if let Err(e) = persist::renew_leases(&inner.db, &cluster.node, until).await {
             tracing::warn!(error = %e, "could not renew this node's game leases");
+            continue;
+        }
+        // A game whose lease another node took (this one was cut off for longer than a lease)
+        // runs there now: it leaves this node. Its moves are safe either way: the event log
+        // takes each move number once, so a move this node could still make is refused.
+        let held: HashSet<String> = match persist::leases_of(&inner.db, &cluster.node).await {
+            Ok(held) => held.into_iter().collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read this node's game leases");
+                continue;
+            }
+        };
+        for (id, cmds) in inner.local_actors() {
+            if !held.contains(&id) && persist::lease_taken(&inner.db, &id, &cluster.node).await {
+                tracing::warn!(game = %id, "another node took this game's lease: it leaves this node");
+                let _ = cmds.send(Cmd::Leave).await;
+            }
         }
     }
 }

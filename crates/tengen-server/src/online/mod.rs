@@ -173,6 +173,15 @@ impl Inner {
             .map(|e| e.cmds.clone())
     }
 
+    /// The games running on this node, with their command queues.
+    pub(crate) fn local_actors(&self) -> Vec<(String, mpsc::Sender<Cmd>)> {
+        self.games()
+            .iter()
+            .filter(|(_, e)| e.owner.is_none())
+            .map(|(id, e)| (id.clone(), e.cmds.clone()))
+            .collect()
+    }
+
     /// Forgets this node's proxy for game `id`, if any (its owner is gone).
     pub(crate) fn drop_proxy(&self, id: &str) {
         let mut games = self.games();

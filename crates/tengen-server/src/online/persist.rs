@@ -415,6 +415,19 @@ pub async fn acquire_lease(
     })
 }
 
+/// The node holding game `id`'s lease at `now_ms`, if one does.
+pub async fn lease_holder(db: &Db, id: &str, now_ms: u64) -> Result<Option<String>, sqlx::Error> {
+    on_db!(db, pool => {
+        sqlx::query("SELECT node FROM online_leases WHERE game_id = $1 AND expires_ms >= $2")
+            .bind(id)
+            .bind(int(now_ms))
+            .fetch_optional(pool)
+            .await?
+            .map(|r| r.text("node"))
+            .transpose()
+    })
+}
+
 /// Extends every lease `node` holds to `until_ms`.
 pub async fn renew_leases(db: &Db, node: &str, until_ms: u64) -> Result<(), sqlx::Error> {
     on_db!(db, pool => {
@@ -425,6 +438,31 @@ pub async fn renew_leases(db: &Db, node: &str, until_ms: u64) -> Result<(), sqlx
             .await?;
     });
     Ok(())
+}
+
+/// The games whose leases `node` holds.
+pub async fn leases_of(db: &Db, node: &str) -> Result<Vec<String>, sqlx::Error> {
+    on_db!(db, pool => {
+        sqlx::query("SELECT game_id FROM online_leases WHERE node = $1")
+            .bind(node)
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(|r| r.text("game_id"))
+            .collect()
+    })
+}
+
+/// Whether another node than `node` holds game `id`'s lease (false when unsure).
+pub async fn lease_taken(db: &Db, id: &str, node: &str) -> bool {
+    let held: Result<Option<String>, sqlx::Error> = on_db!(db, pool => {
+        sqlx::query("SELECT node FROM online_leases WHERE game_id = $1")
+            .bind(id)
+            .fetch_optional(pool)
+            .await
+            .and_then(|r| r.map(|r| r.text("node")).transpose())
+    });
+    matches!(held, Ok(Some(other)) if other != node)
 }
 
 /// Gives up `node`'s lease of game `id`.
