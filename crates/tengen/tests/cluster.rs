@@ -1,7 +1,8 @@
 //! Two real `tengen serve` nodes serving one site from one PostgreSQL database and one Redis
-//! bus (started by `scripts/test`): players connected to different nodes play the same game,
-//! with a spectator on each node; the lobby spans both; after `kill -9` of the node running the
-//! game, the other takes it over from the event log and the game goes on with every move.
+//! bus (started by `scripts/test`): players connected to different nodes play a game to its
+//! end, with a spectator on each node; the lobby spans both; after `kill -9` of the node running
+//! a second game, the other takes it over from the event log and that game goes on with every
+//! move.
 
 mod common;
 
@@ -111,6 +112,39 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
         ])
     };
     let (node_a, node_b) = (node("a"), node("b"));
+    let (client_a, client_b) = (
+        OnlineClient::new(&node_a.base).expect("url"),
+        OnlineClient::new(&node_b.base).expect("url"),
+    );
+    // A whole game across the nodes: made on B, joined through A, a spectator on each.
+    let (status, a) = node_b.post("/api/online", json!({"name": "Cy"}));
+    assert_eq!(status, 201);
+    let first = a["id"].as_str().expect("id").to_string();
+    let (status, b) = node_a.post(&format!("/api/online/{first}/join"), json!({"name": "Di"}));
+    assert_eq!(status, 200, "{b}");
+    runtime.block_on(async {
+        let mut black = seat(&client_b, &first, a["token"].as_str()).await;
+        let mut white = seat(&client_a, &first, b["token"].as_str()).await;
+        let mut watch_a = seat(&client_a, &first, None).await;
+        let mut watch_b = seat(&client_b, &first, None).await;
+        play(
+            &mut black,
+            &mut white,
+            &mut [&mut watch_a, &mut watch_b],
+            0,
+            &["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"],
+        )
+        .await;
+        black
+            .send(&ClientMsg::Move { at: "l8".into() })
+            .await
+            .expect("send");
+        for s in [&mut black, &mut white, &mut watch_a, &mut watch_b] {
+            let end = until(s, |s| s.outcome.is_some()).await;
+            assert_eq!(end.moves.len(), 9);
+            assert_eq!(end.outcome.and_then(|o| o.winner).as_deref(), Some("black"));
+        }
+    });
     // Ann makes the game on node A, which runs it; Bea joins through node B.
     let (status, a) = node_a.post(
         "/api/online",
@@ -123,10 +157,6 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
     let (ta, tb) = (
         a["token"].as_str().expect("token").to_string(),
         b["token"].as_str().expect("token").to_string(),
-    );
-    let (client_a, client_b) = (
-        OnlineClient::new(&node_a.base).expect("url"),
-        OnlineClient::new(&node_b.base).expect("url"),
     );
     runtime.block_on(async {
         let mut black = seat(&client_a, &id, Some(&ta)).await;
