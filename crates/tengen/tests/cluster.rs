@@ -57,14 +57,15 @@ async fn until(s: &mut Socket, pred: impl Fn(&GameState) -> bool) -> GameState {
 }
 
 /// Plays `moves` from move number `from` on, black and white alternating, each confirmed to the
-/// mover and seen by every watcher.
+/// mover and seen by every watcher; the state the mover of the last one was sent.
 async fn play(
     black: &mut Socket,
     white: &mut Socket,
     watchers: &mut [&mut Socket],
     from: usize,
     moves: &[&str],
-) {
+) -> Option<GameState> {
+    let mut last = None;
     for (k, at) in moves.iter().enumerate() {
         let n = from + k + 1;
         let (mover, other) = if n % 2 == 1 {
@@ -76,12 +77,13 @@ async fn play(
             .send(&ClientMsg::Move { at: (*at).into() })
             .await
             .expect("send");
-        until(mover, |s| s.moves.len() == n).await;
+        last = Some(until(mover, |s| s.moves.len() == n).await);
         until(other, |s| s.moves.len() == n).await;
         for w in watchers.iter_mut() {
             until(w, |s| s.moves.len() == n).await;
         }
     }
+    last
 }
 
 #[test]
@@ -158,19 +160,33 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
         a["token"].as_str().expect("token").to_string(),
         b["token"].as_str().expect("token").to_string(),
     );
-    runtime.block_on(async {
+    let before = runtime.block_on(async {
         let mut black = seat(&client_a, &id, Some(&ta)).await;
         let mut white = seat(&client_b, &id, Some(&tb)).await;
         let mut watch_a = seat(&client_a, &id, None).await;
         let mut watch_b = seat(&client_b, &id, None).await;
-        play(
+        let sixth = play(
             &mut black,
             &mut white,
             &mut [&mut watch_a, &mut watch_b],
             0,
             &["h8", "h9", "i8", "i9", "j8", "j9"],
         )
-        .await;
+        .await
+        .expect("a state");
+        // The statistics of node B count node A's connections too (two each).
+        let stats = async {
+            loop {
+                let stats = client_b.stats().await.expect("stats");
+                if stats.connections >= 4 {
+                    return stats;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), stats)
+            .await
+            .expect("both nodes' connections in the statistics");
         // Node B's lobby lists the game node A runs, with both spectators.
         let lobby = async {
             loop {
@@ -192,8 +208,10 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
             .await
             .expect("the other node's game in the lobby");
         assert_eq!(moves, 6);
+        sixth
     });
-    // The node running the game dies without a word, right after the sixth move.
+    // The node running the game dies without a word.
+    let killed = std::time::Instant::now();
     node_a.kill();
     runtime.block_on(async {
         // Everyone comes back through node B, which takes the game over from the event log.
@@ -206,6 +224,18 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
             6,
             "every acknowledged move is kept: {:?}",
             state.moves
+        );
+        // Clocks as stored: white's (not to move) as it was; black's, to move, ran at most
+        // while this test watched, and did not gain time.
+        assert_eq!(state.seats[1].clock_ms, before.seats[1].clock_ms);
+        let (was, now) = (
+            before.seats[0].clock_ms.expect("clock"),
+            state.seats[0].clock_ms.expect("clock"),
+        );
+        let since = u64::try_from(killed.elapsed().as_millis()).expect("ms");
+        assert!(
+            now <= was + 1_000 && now + since + 1_000 >= was,
+            "black's clock {was} -> {now}, {since} ms after the kill"
         );
         play(
             &mut black,

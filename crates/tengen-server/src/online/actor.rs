@@ -177,6 +177,18 @@ pub(crate) struct Actor {
     idle_since: Option<Instant>,
     // When the game closes if nobody has joined by then.
     expires: Instant,
+    // What a refused store asks of the game once the step that met it is done.
+    after_refusal: Option<AfterRefusal>,
+}
+
+/// What a node serving a site with others does with a game whose change the store refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AfterRefusal {
+    /// Another node holds the game's lease: the game leaves this node.
+    Leave,
+    /// Read the game back from the store: another node may have stored events this one has
+    /// not seen.
+    Reload,
 }
 
 fn frame(msg: &ServerMsg) -> Arc<str> {
@@ -196,6 +208,7 @@ impl Actor {
             announced: [false, false],
             idle_since: Some(Instant::now()),
             expires,
+            after_refusal: None,
         }
     }
 
@@ -278,6 +291,11 @@ impl Actor {
             }
             Err(e) => {
                 self.table = backup;
+                if e == super::persist::LEASE_LOST {
+                    self.after_refusal = Some(AfterRefusal::Leave);
+                } else if self.inner.cluster.is_some() {
+                    self.after_refusal = Some(AfterRefusal::Reload);
+                }
                 Err(format!(
                     "the move could not be saved, so nothing changed: {e}"
                 ))
@@ -529,6 +547,18 @@ impl Actor {
                 },
                 () = sleep_until(wake) => AssertUnwindSafe(self.wake()).catch_unwind().await,
             };
+            match self.after_refusal.take() {
+                Some(AfterRefusal::Leave) => {
+                    tracing::warn!(game = %self.table.id, "another node runs this game now: it leaves this node");
+                    break;
+                }
+                Some(AfterRefusal::Reload)
+                    if !Box::pin(self.restart("the store refused a change")).await =>
+                {
+                    break;
+                }
+                _ => {}
+            }
             match step {
                 Ok(true) => failures = 0,
                 Ok(false) => break,

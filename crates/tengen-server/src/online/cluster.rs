@@ -141,8 +141,9 @@ pub(crate) struct Cluster {
     url: String,
     client: redis::Client,
     publisher: redis::aio::ConnectionManager,
-    /// Subscribes and unsubscribes; replaced when the bus reconnects.
-    sink: Mutex<redis::aio::PubSubSink>,
+    /// Subscribes and unsubscribes, one at a time (a proxy's subscription must not be undone
+    /// by an older proxy's unsubscription); replaced when the bus reconnects.
+    sink: tokio::sync::Mutex<redis::aio::PubSubSink>,
     pending: Mutex<HashMap<u64, oneshot::Sender<Answer>>>,
     next_req: AtomicU64,
     /// Games this node runs proxies for: where their relayed broadcasts go.
@@ -150,6 +151,11 @@ pub(crate) struct Cluster {
     /// Games this node runs whose broadcasts it publishes.
     relays_out: Mutex<HashSet<String>>,
     peers: Mutex<HashMap<String, (Instant, Report)>>,
+    /// Games this node holds the lease of and is loading: renewal keeps their leases.
+    loading: Mutex<HashSet<String>>,
+    /// Connections other nodes' proxies opened to the games this node runs: by node, the game,
+    /// the role and when. A node that stops reporting loses them (its players are gone).
+    remote: Mutex<Vec<(String, String, Role, Instant)>>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -175,6 +181,10 @@ fn game_channel(game: &str) -> String {
 
 const NODES_CHANNEL: &str = "tengen:nodes";
 
+/// The start of a notice on a game's channel that a node runs the game now (the broadcasts
+/// there are JSON, which never starts so).
+const OWNER_NOTICE: &str = "\u{1}owner ";
+
 impl Cluster {
     /// Connects to the bus at `url` as node `node`, subscribed to its own channel and the
     /// nodes' reports; the messages arrive on the stream returned, for [`Cluster::run`].
@@ -197,12 +207,14 @@ impl Cluster {
                 url: url.to_string(),
                 client,
                 publisher,
-                sink: Mutex::new(sink),
+                sink: tokio::sync::Mutex::new(sink),
                 pending: Mutex::new(HashMap::new()),
                 next_req: AtomicU64::new(1),
                 relays_in: Mutex::new(HashMap::new()),
                 relays_out: Mutex::new(HashSet::new()),
                 peers: Mutex::new(HashMap::new()),
+                loading: Mutex::new(HashSet::new()),
+                remote: Mutex::new(Vec::new()),
             },
             stream,
         ))
@@ -264,13 +276,39 @@ impl Cluster {
     }
 
     async fn subscribe(&self, channel: String) -> bool {
-        let mut sink = lock(&self.sink).clone();
-        sink.subscribe(&channel).await.is_ok()
+        self.sink.lock().await.subscribe(&channel).await.is_ok()
     }
 
-    async fn unsubscribe(&self, channel: String) {
-        let mut sink = lock(&self.sink).clone();
-        let _ = sink.unsubscribe(&channel).await;
+    /// Sends `ask` to `owner` without waiting for the answer.
+    async fn tell(&self, owner: &str, game: &str, ask: Ask) {
+        let envelope = Envelope::Ask {
+            // No answer is waited for under number 0.
+            req: 0,
+            from: self.node.clone(),
+            game: game.to_string(),
+            ask,
+        };
+        self.send(owner, &envelope).await;
+    }
+
+    /// Tells the nodes with proxies for game `id` that this node runs it now: they drop them,
+    /// and their connections reconnect to it.
+    pub(crate) fn announce_owner(self: &Arc<Self>, id: &str) {
+        let (cluster, id) = (self.clone(), id.to_string());
+        tokio::spawn(async move {
+            let notice = format!("{OWNER_NOTICE}{}", cluster.node);
+            cluster.publish(game_channel(&id), &notice).await;
+        });
+    }
+
+    /// Notes that game `id` is (or is no longer) being loaded here.
+    pub(crate) fn loading(&self, id: &str, on: bool) {
+        let mut loading = lock(&self.loading);
+        if on {
+            loading.insert(id.to_string());
+        } else {
+            loading.remove(id);
+        }
     }
 
     /// The other nodes' reports still fresh.
@@ -352,7 +390,7 @@ async fn read_bus(cluster: Arc<Cluster>, inner: Weak<Inner>, mut stream: redis::
                 ok &= sink.subscribe(game_channel(&g)).await.is_ok();
             }
             if ok {
-                *lock(&cluster.sink) = sink;
+                *cluster.sink.lock().await = sink;
                 stream = s;
                 tracing::info!("the message bus is back");
                 break;
@@ -363,6 +401,13 @@ async fn read_bus(cluster: Arc<Cluster>, inner: Weak<Inner>, mut stream: redis::
 
 fn dispatch(cluster: &Arc<Cluster>, inner: &Arc<Inner>, channel: &str, payload: &[u8]) {
     if let Some(game) = channel.strip_prefix("tengen:game:") {
+        if let Some(owner) = payload.strip_prefix(OWNER_NOTICE.as_bytes()) {
+            let owner = String::from_utf8_lossy(owner);
+            if owner != cluster.node {
+                inner.drop_proxy_unless(game, &owner);
+            }
+            return;
+        }
         if let Some(tx) = lock(&cluster.relays_in).get(game) {
             let text = String::from_utf8_lossy(payload);
             // No connection listening is fine.
@@ -392,8 +437,10 @@ fn dispatch(cluster: &Arc<Cluster>, inner: &Arc<Inner>, channel: &str, payload: 
         }) => {
             let (cluster, inner) = (cluster.clone(), inner.clone());
             tokio::spawn(async move {
-                let answer = serve_ask(&cluster, &inner, &game, ask).await;
-                cluster.send(&from, &Envelope::Answer { req, answer }).await;
+                let answer = serve_ask(&cluster, &inner, &from, &game, ask).await;
+                if req != 0 {
+                    cluster.send(&from, &Envelope::Answer { req, answer }).await;
+                }
             });
         }
         Err(e) => tracing::warn!(error = %e, "a message on the bus could not be read"),
@@ -401,9 +448,24 @@ fn dispatch(cluster: &Arc<Cluster>, inner: &Arc<Inner>, channel: &str, payload: 
 }
 
 /// Carries out a command forwarded by another node on a game this node runs.
-async fn serve_ask(cluster: &Arc<Cluster>, inner: &Arc<Inner>, game: &str, ask: Ask) -> Answer {
-    let Some(cmds) = inner.local_actor(game) else {
-        return Answer::NotOwner;
+async fn serve_ask(
+    cluster: &Arc<Cluster>,
+    inner: &Arc<Inner>,
+    from: &str,
+    game: &str,
+    ask: Ask,
+) -> Answer {
+    let cmds = match inner.local_actor(game) {
+        Some(cmds) => cmds,
+        // The lease may be this node's with the game not loaded (a restart under the same
+        // name): loading it here answers; otherwise the asker finds the owner again.
+        None => match persist::lease_holder(&inner.db, game, unix_ms()).await {
+            Ok(Some(holder)) if holder == cluster.node => match inner.handle(game).await {
+                Ok(cmds) if inner.local_actor(game).is_some() => cmds,
+                _ => return Answer::NotOwner,
+            },
+            _ => return Answer::NotOwner,
+        },
     };
     macro_rules! asked {
         ($variant:ident { $($field:ident),* }) => {{
@@ -421,6 +483,12 @@ async fn serve_ask(cluster: &Arc<Cluster>, inner: &Arc<Inner>, game: &str, ask: 
     match ask {
         Ask::Connect { token, name } => match asked!(Connect { token, name }) {
             Ok(c) => {
+                lock(&cluster.remote).push((
+                    from.to_string(),
+                    game.to_string(),
+                    c.role,
+                    Instant::now(),
+                ));
                 relay_out(cluster, game, c.updates);
                 Answer::Connected(Ok((
                     c.role,
@@ -439,6 +507,15 @@ async fn serve_ask(cluster: &Arc<Cluster>, inner: &Arc<Inner>, game: &str, ask: 
         }
         Ask::State => Answer::State(Box::new(asked!(State {}))),
         Ask::Disconnect { role } => {
+            {
+                let mut remote = lock(&cluster.remote);
+                if let Some(i) = remote
+                    .iter()
+                    .position(|(n, g, r, _)| n == from && g == game && *r == role)
+                {
+                    remote.swap_remove(i);
+                }
+            }
             let _ = cmds.send(Cmd::Disconnect { role }).await;
             Answer::Noted
         }
@@ -515,6 +592,8 @@ async fn run_proxy(
     }
     let mut last_used = Instant::now();
     let mut check = tokio::time::interval(Duration::from_secs(1));
+    // The roles of this node's connections the owner counts.
+    let mut connected: Vec<Role> = Vec::new();
     loop {
         let cmd = tokio::select! {
             cmd = rx.recv() => cmd,
@@ -529,7 +608,17 @@ async fn run_proxy(
         };
         let Some(cmd) = cmd else { break };
         last_used = Instant::now();
-        if !forward(&cluster, &inner, &game, &owner, &updates, cmd).await {
+        if !forward(
+            &cluster,
+            &inner,
+            &game,
+            &owner,
+            &updates,
+            &mut connected,
+            cmd,
+        )
+        .await
+        {
             tracing::info!(%game, %owner, "the owner of a game did not answer; finding it again");
             break;
         }
@@ -541,8 +630,25 @@ async fn run_proxy(
             games.remove(&game);
         }
     }
-    lock(&cluster.relays_in).remove(&game);
-    cluster.unsubscribe(game_channel(&game)).await;
+    // The owner still counts this node's connections: they leave with the proxy.
+    for role in connected {
+        cluster.tell(&owner, &game, Ask::Disconnect { role }).await;
+    }
+    // Only this proxy's relay, and the subscription only when no newer proxy uses it (decided
+    // under the sink's lock, which a newer proxy's subscription also takes).
+    {
+        let mut relays = lock(&cluster.relays_in);
+        if relays
+            .get(&game)
+            .is_some_and(|tx| tx.same_channel(&updates))
+        {
+            relays.remove(&game);
+        }
+    }
+    let mut sink = cluster.sink.lock().await;
+    if !lock(&cluster.relays_in).contains_key(&game) {
+        let _ = sink.unsubscribe(game_channel(&game)).await;
+    }
     // Dropping `updates` closes this node's connections to the game: they reconnect.
 }
 
@@ -554,6 +660,7 @@ async fn forward(
     game: &str,
     owner: &str,
     updates: &broadcast::Sender<Arc<str>>,
+    connected: &mut Vec<Role>,
     cmd: Cmd,
 ) -> bool {
     match cmd {
@@ -565,17 +672,17 @@ async fn forward(
                 .await
             {
                 Some(Answer::Connected(Ok((role, name, first)))) => {
-                    let connected = Connected {
+                    let connection = Connected {
                         role,
                         name,
                         first: first.into_iter().map(Arc::from).collect(),
                         updates: listening,
                     };
-                    if !reply.send(Ok(connected)) {
+                    if reply.send(Ok(connection)) {
+                        connected.push(role);
+                    } else {
                         // The connection went away before it heard back.
-                        let _ = cluster
-                            .ask(&inner.db, owner, game, Ask::Disconnect { role })
-                            .await;
+                        cluster.tell(owner, game, Ask::Disconnect { role }).await;
                     }
                     true
                 }
@@ -590,10 +697,15 @@ async fn forward(
                 _ => false,
             }
         }
-        Cmd::Disconnect { role } => cluster
-            .ask(&inner.db, owner, game, Ask::Disconnect { role })
-            .await
-            .is_some_and(|a| !matches!(a, Answer::NotOwner)),
+        Cmd::Disconnect { role } => {
+            if let Some(i) = connected.iter().position(|r| *r == role) {
+                connected.swap_remove(i);
+            }
+            cluster
+                .ask(&inner.db, owner, game, Ask::Disconnect { role })
+                .await
+                .is_some_and(|a| !matches!(a, Answer::NotOwner))
+        }
         Cmd::Chat { line } => cluster
             .ask(&inner.db, owner, game, Ask::Chat { line })
             .await
@@ -687,10 +799,27 @@ async fn renew(cluster: Arc<Cluster>, inner: Weak<Inner>) {
                 continue;
             }
         };
-        for (id, cmds) in inner.local_actors() {
-            if !held.contains(&id) && persist::lease_taken(&inner.db, &id, &cluster.node).await {
+        // Loading first: a game that finishes loading in between is then in one list or the
+        // other.
+        let loading = lock(&cluster.loading).clone();
+        let local = inner.local_actors();
+        for (id, cmds) in &local {
+            if !held.contains(id) && persist::lease_taken(&inner.db, id, &cluster.node).await {
                 tracing::warn!(game = %id, "another node took this game's lease: it leaves this node");
-                let _ = cmds.send(Cmd::Leave).await;
+                // Not awaited here: a full queue must not hold up the renewal of every lease.
+                let cmds = cmds.clone();
+                tokio::spawn(async move { cmds.send(Cmd::Leave).await });
+            }
+        }
+        // A lease this node holds for a game it does not run (left over from a process of the
+        // same name, or a release that failed) would keep the game from every node: it goes.
+        let running: HashSet<&String> = local.iter().map(|(id, _)| id).collect();
+        for id in held
+            .iter()
+            .filter(|id| !running.contains(id) && !loading.contains(*id))
+        {
+            if let Err(e) = persist::release_lease(&inner.db, id, &cluster.node).await {
+                tracing::warn!(game = %id, error = %e, "could not give up a game's lease");
             }
         }
     }
@@ -735,5 +864,26 @@ async fn report(cluster: Arc<Cluster>, inner: Weak<Inner>) {
         };
         let text = serde_json::to_string(&report).unwrap_or_default();
         cluster.publish(NODES_CHANNEL.to_string(), &text).await;
+        // The connections of nodes that stopped reporting are gone: their players' grace
+        // periods start, and a finished game can leave memory.
+        let live: HashSet<String> = cluster
+            .fresh_reports()
+            .into_iter()
+            .map(|r| r.node)
+            .collect();
+        let gone: Vec<(String, String, Role, Instant)> = {
+            let mut remote = lock(&cluster.remote);
+            let (gone, kept) = std::mem::take(&mut *remote)
+                .into_iter()
+                .partition(|(node, _, _, at)| !live.contains(node) && at.elapsed() > REPORT_FRESH);
+            *remote = kept;
+            gone
+        };
+        for (node, game, role, _) in gone {
+            tracing::info!(%game, %node, "a connection through a node that went silent is gone");
+            if let Some(cmds) = inner.local_actor(&game) {
+                let _ = cmds.send(Cmd::Disconnect { role }).await;
+            }
+        }
     }
 }

@@ -182,6 +182,18 @@ impl Inner {
             .collect()
     }
 
+    /// Forgets this node's proxy for game `id` unless it forwards to `owner` (a notice says
+    /// `owner` runs the game now).
+    pub(crate) fn drop_proxy_unless(&self, id: &str, owner: &str) {
+        let mut games = self.games();
+        if games
+            .get(id)
+            .is_some_and(|e| e.owner.as_deref().is_some_and(|o| o != owner))
+        {
+            games.remove(id);
+        }
+    }
+
     /// Forgets this node's proxy for game `id`, if any (its owner is gone).
     pub(crate) fn drop_proxy(&self, id: &str) {
         let mut games = self.games();
@@ -240,16 +252,23 @@ impl Inner {
         let id = table.id.clone();
         let actor = Actor::new(table, self.clone(), self.expiry_of(created_ms));
         // The lobby knows the game before its creator hears of it, not once its task first
-        // runs: a lobby read right after the create could miss it (seen under load).
-        self.games().insert(
-            id,
-            Entry {
-                cmds: cmds.clone(),
-                summary: Some(actor.summary()),
-                created,
-                owner: None,
-            },
-        );
+        // runs: a lobby read right after the create could miss it (seen under load). Looked up
+        // and inserted under one lock, so two loads at once start one game, not two.
+        {
+            let mut games = self.games();
+            if let Some(e) = games.get(&id).filter(|e| e.owner.is_none()) {
+                return e.cmds.clone();
+            }
+            games.insert(
+                id,
+                Entry {
+                    cmds: cmds.clone(),
+                    summary: Some(actor.summary()),
+                    created,
+                    owner: None,
+                },
+            );
+        }
         tokio::spawn(actor.run(rx));
         cmds
     }
@@ -369,18 +388,32 @@ impl Inner {
                 at_ms: unix_ms(),
             });
         }
-        self.writer
+        if let Some(cluster) = &self.cluster {
+            // A new game runs where it is made, its lease taken before it is stored: from its
+            // first row on, no other node may take it for a game nobody runs.
+            cluster.loading(&id, true);
+            let now = unix_ms();
+            let holder =
+                persist::acquire_lease(&self.db, &id, &cluster.node, now, now + cluster::LEASE_MS)
+                    .await?;
+            if holder != cluster.node {
+                return Err(ApiError::Conflict(format!(
+                    "game id {id} is taken; try again"
+                )));
+            }
+        }
+        let stored = self
+            .writer
             .write(writes)
             .await
-            .map_err(|e| ApiError::Engine(format!("the game could not be stored: {e}")))?;
-        if let Some(cluster) = &self.cluster {
-            // A new game runs where it was made; its id is new, so the lease is free.
-            let now = unix_ms();
-            persist::acquire_lease(&self.db, &id, &cluster.node, now, now + cluster::LEASE_MS)
-                .await?;
+            .map_err(|e| ApiError::Engine(format!("the game could not be stored: {e}")));
+        if stored.is_ok() {
+            self.spawn(table, unix_ms());
         }
-        self.spawn(table, unix_ms());
-        Ok(id)
+        if let Some(cluster) = &self.cluster {
+            cluster.loading(&id, false);
+        }
+        stored.map(|()| id)
     }
 
     /// A rematch of `table`: the same settings, the seats swapped.
@@ -420,21 +453,32 @@ impl Inner {
                 }
                 return Ok(cluster::spawn_proxy(cluster, self, id, owner));
             }
+            // The game is this node's now: a proxy left from when it ran elsewhere goes.
+            self.drop_proxy(id);
+            cluster.loading(id, true);
         }
-        let (table, created_ms) = match self.reload(id).await {
-            Ok(loaded) => loaded,
+        let loaded = self.reload(id).await;
+        let started = match loaded {
+            // Another request may have loaded it meanwhile: `spawn` keeps the first.
+            Ok((table, created_ms)) => {
+                let cmds = self.spawn(table, created_ms);
+                if let Some(cluster) = &self.cluster {
+                    cluster.announce_owner(id);
+                }
+                Ok(cmds)
+            }
             Err(e) => {
                 if let Some(cluster) = &self.cluster {
                     persist::release_lease(&self.db, id, &cluster.node).await?;
                 }
-                return Err(e);
+                Err(e)
             }
         };
-        // Another request may have loaded it meanwhile: keep the first.
-        if let Some(e) = self.games().get(id) {
-            return Ok(e.cmds.clone());
+        // Only now that the game runs (or the lease is given up) may renewal judge the lease.
+        if let Some(cluster) = &self.cluster {
+            cluster.loading(id, false);
         }
-        Ok(self.spawn(table, created_ms))
+        started
     }
 
     /// Sends a command made by `make` and waits for its answer, loading the game again if it
@@ -503,7 +547,7 @@ impl Online {
         };
         let inner = Arc::new(Inner {
             games: Mutex::new(HashMap::new()),
-            writer: Writer::start(db.clone()),
+            writer: Writer::start(db.clone(), cluster.as_ref().map(|c| c.node.clone())),
             cluster: cluster.clone(),
             db,
             grace_ms: timing.grace_ms,

@@ -54,11 +54,16 @@ pub struct Writer {
     jobs: mpsc::UnboundedSender<Job>,
 }
 
+/// What a write of a game's events answers when the node no longer holds the game's lease.
+pub const LEASE_LOST: &str = "another node runs this game now";
+
 impl Writer {
-    /// Starts the writer task on the current runtime.
-    pub fn start(db: Db) -> Writer {
+    /// Starts the writer task on the current runtime. With `fence` (this node's name, when it
+    /// serves a site with other nodes), a game's events are stored only while the node holds
+    /// the game's lease, and each caller's writes commit or fail on their own.
+    pub fn start(db: Db, fence: Option<String>) -> Writer {
         let (jobs, rx) = mpsc::unbounded_channel();
-        tokio::spawn(run(db, rx));
+        tokio::spawn(run(db, fence, rx));
         Writer { jobs }
     }
 
@@ -76,7 +81,7 @@ impl Writer {
     }
 }
 
-async fn run(db: Db, mut jobs: mpsc::UnboundedReceiver<Job>) {
+async fn run(db: Db, fence: Option<String>, mut jobs: mpsc::UnboundedReceiver<Job>) {
     while let Some(first) = jobs.recv().await {
         let mut batch = vec![first];
         let mut rows = batch[0].0.len();
@@ -89,12 +94,108 @@ async fn run(db: Db, mut jobs: mpsc::UnboundedReceiver<Job>) {
                 Err(_) => break,
             }
         }
-        let result = commit(&db, &batch).await.map_err(|e| e.to_string());
-        for (_, ack) in batch {
+        let results = match (&fence, &db) {
+            (Some(node), Db::Postgres(pool)) => commit_fenced(pool, node, &batch).await,
+            _ => commit(&db, &batch)
+                .await
+                .map(|()| vec![Ok(()); batch.len()]),
+        };
+        let results = results.unwrap_or_else(|e| vec![Err(e.to_string()); batch.len()]);
+        for ((_, ack), result) in batch.into_iter().zip(results) {
             // A caller that went away needs no answer.
-            let _ = ack.send(result.clone());
+            let _ = ack.send(result);
         }
     }
+}
+
+/// Commits `batch` for node `node` of several: each job behind a savepoint of its own, so that
+/// one game's refusal leaves the others' writes in; a game's event goes in only while `node`
+/// holds the game's lease, read with a share lock so that no other node can take the lease and
+/// replay the game until this transaction has ended. The answer of each job.
+async fn commit_fenced(
+    pool: &sqlx::PgPool,
+    node: &str,
+    batch: &[Job],
+) -> Result<Vec<Result<(), String>>, sqlx::Error> {
+    use sqlx::Acquire;
+    let mut tx = pool.begin().await?;
+    let mut results = Vec::with_capacity(batch.len());
+    for (writes, _) in batch {
+        let mut job = tx.begin().await?;
+        let mut result = Ok(());
+        for w in writes {
+            let done = match w {
+                Write::Event {
+                    game_id,
+                    seq,
+                    stored,
+                    at_ms,
+                } => {
+                    let event = serde_json::to_string(&stored.event)
+                        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                    sqlx::query(
+                        "INSERT INTO online_events (game_id, seq, event, first_ms, second_ms, \
+                         at_ms) SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM \
+                         online_leases WHERE game_id = $1 AND node = $7 FOR SHARE)",
+                    )
+                    .bind(game_id)
+                    .bind(int(*seq))
+                    .bind(event)
+                    .bind(int(stored.clocks[0]))
+                    .bind(int(stored.clocks[1]))
+                    .bind(int(*at_ms))
+                    .bind(node)
+                    .execute(&mut *job)
+                    .await
+                    .map(|r| r.rows_affected() == 1)
+                }
+                Write::Game {
+                    id,
+                    settings,
+                    created_ms,
+                } => sqlx::query(
+                    "INSERT INTO online_games (id, settings, created_ms) VALUES ($1, $2, $3)",
+                )
+                .bind(id)
+                .bind(settings)
+                .bind(int(*created_ms))
+                .execute(&mut *job)
+                .await
+                .map(|_| true),
+                Write::Over { id } => {
+                    sqlx::query("UPDATE online_games SET over = TRUE WHERE id = $1")
+                        .bind(id)
+                        .execute(&mut *job)
+                        .await
+                        .map(|_| true)
+                }
+                Write::Expire { id } => sqlx::query(EXPIRE)
+                    .bind(id)
+                    .execute(&mut *job)
+                    .await
+                    .map(|_| true),
+            };
+            match done {
+                Ok(true) => {}
+                Ok(false) => {
+                    result = Err(LEASE_LOST.to_string());
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e.to_string());
+                    break;
+                }
+            }
+        }
+        if result.is_ok() {
+            job.commit().await?;
+        } else {
+            job.rollback().await?;
+        }
+        results.push(result);
+    }
+    tx.commit().await?;
+    Ok(results)
 }
 
 fn int(v: u64) -> i64 {
@@ -491,4 +592,84 @@ pub async fn orphans(db: &Db, now_ms: u64) -> Result<Vec<String>, sqlx::Error> {
         .map(|r| r.text("id"))
         .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengen_wire::Role;
+
+    fn join(id: &str, seq: u64) -> Write {
+        Write::Event {
+            game_id: id.into(),
+            seq,
+            stored: Stored {
+                event: Event::Join {
+                    seat: Role::First,
+                    name: "Ann".into(),
+                    token_hash: "00".into(),
+                },
+                clocks: [0, 0],
+            },
+            at_ms: 1,
+        }
+    }
+
+    fn game(id: &str) -> Write {
+        Write::Game {
+            id: id.into(),
+            settings: "{}".into(),
+            created_ms: 1,
+        }
+    }
+
+    /// A node that no longer holds a game's lease cannot store its events, and one game's
+    /// refusal leaves the other writes of the same group commit in.
+    #[tokio::test]
+    async fn a_node_without_the_lease_stores_nothing_of_the_game() {
+        if crate::testing::postgres_admin_url().is_none() {
+            eprintln!("no PostgreSQL to test on (scripts/test starts one): not run");
+            return;
+        }
+        let url = crate::testing::new_postgres_database().await;
+        let store = crate::store::Store::open(&url).await.expect("open");
+        let db = store.db().clone();
+        let now = super::super::unix_ms();
+        let a = Writer::start(db.clone(), Some("a".into()));
+        for id in ["g1", "g2"] {
+            assert_eq!(
+                acquire_lease(&db, id, "a", now, now + 60_000)
+                    .await
+                    .expect("lease"),
+                "a"
+            );
+            a.write(vec![game(id), join(id, 1)]).await.expect("stored");
+        }
+        // Node b takes g1 over (a's lease ran out); a still thinks it runs it.
+        assert_eq!(
+            acquire_lease(&db, "g1", "b", now + 120_000, now + 180_000)
+                .await
+                .expect("lease"),
+            "b"
+        );
+        let (r1, r2) = tokio::join!(a.write(vec![join("g1", 2)]), a.write(vec![join("g2", 2)]));
+        assert_eq!(r1, Err(LEASE_LOST.to_string()));
+        assert_eq!(r2, Ok(()));
+        let events = |id: &'static str| {
+            let db = db.clone();
+            async move {
+                match load_one(&db, id).await.expect("read") {
+                    Some(Found::Game(Loaded::Good(saved))) => saved.events.len(),
+                    other => panic!("{other:?}"),
+                }
+            }
+        };
+        assert_eq!(events("g1").await, 1);
+        assert_eq!(events("g2").await, 2);
+        // b, holding the lease, stores g1's next event.
+        let b = Writer::start(db.clone(), Some("b".into()));
+        b.write(vec![join("g1", 2)]).await.expect("stored");
+        assert_eq!(events("g1").await, 2);
+        store.close().await;
+    }
 }
