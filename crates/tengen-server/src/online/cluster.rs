@@ -785,7 +785,7 @@ async fn renew(cluster: Arc<Cluster>, inner: Weak<Inner>) {
         every.tick().await;
         let Some(inner) = inner.upgrade() else { return };
         let until = unix_ms() + LEASE_MS;
-        if let Err(e) = persist::renew_leases(&inner.db, &cluster.node, until).await {
+        if let Err(e) = persist::heartbeat(&inner.db, &cluster.node, until).await {
             tracing::warn!(error = %e, "could not renew this node's game leases");
             continue;
         }

@@ -393,9 +393,7 @@ impl Inner {
             // first row on, no other node may take it for a game nobody runs.
             cluster.loading(&id, true);
             let now = unix_ms();
-            let holder =
-                persist::acquire_lease(&self.db, &id, &cluster.node, now, now + cluster::LEASE_MS)
-                    .await?;
+            let holder = persist::acquire_lease(&self.db, &id, &cluster.node, now).await?;
             if holder != cluster.node {
                 return Err(ApiError::Conflict(format!(
                     "game id {id} is taken; try again"
@@ -444,9 +442,7 @@ impl Inner {
     async fn load(self: &Arc<Self>, id: &str) -> Result<mpsc::Sender<Cmd>, ApiError> {
         if let Some(cluster) = &self.cluster {
             let now = unix_ms();
-            let owner =
-                persist::acquire_lease(&self.db, id, &cluster.node, now, now + cluster::LEASE_MS)
-                    .await?;
+            let owner = persist::acquire_lease(&self.db, id, &cluster.node, now).await?;
             if owner != cluster.node {
                 if let Some(e) = self.games().get(id) {
                     return Ok(e.cmds.clone());
@@ -558,6 +554,8 @@ impl Online {
         });
         if let (Some(cluster), Some(stream)) = (cluster, stream) {
             tracing::info!(node = %cluster.node, "online games shared with the other nodes");
+            // Alive before anything is leased.
+            persist::heartbeat(&inner.db, &cluster.node, unix_ms() + cluster::LEASE_MS).await?;
             cluster::start(&cluster, &inner, stream);
             return Ok(Online { inner });
         }

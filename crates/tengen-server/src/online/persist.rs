@@ -108,10 +108,13 @@ async fn run(db: Db, fence: Option<String>, mut jobs: mpsc::UnboundedReceiver<Jo
     }
 }
 
-/// Commits `batch` for node `node` of several: each job behind a savepoint of its own, so that
-/// one game's refusal leaves the others' writes in; a game's event goes in only while `node`
-/// holds the game's lease, read with a share lock so that no other node can take the lease and
-/// replay the game until this transaction has ended. The answer of each job.
+/// Commits `batch` for node `node` of several. A game's event goes in only while `node` holds
+/// the game's lease, read with a share lock so that no other node can take the lease and
+/// replay the game until this transaction has ended; a job refused so stops at its first event
+/// (the lease cannot change within the transaction), and the rest of the batch goes on. Should
+/// a statement fail outright (which aborts the transaction), the batch is done again with each
+/// job behind a savepoint of its own, so that one game's failure leaves the others' writes in.
+/// The answer of each job.
 async fn commit_fenced(
     pool: &sqlx::PgPool,
     node: &str,
@@ -120,82 +123,102 @@ async fn commit_fenced(
     use sqlx::Acquire;
     let mut tx = pool.begin().await?;
     let mut results = Vec::with_capacity(batch.len());
+    let mut failed = false;
+    for (writes, _) in batch {
+        match write_fenced(&mut tx, node, writes).await {
+            Ok(result) => results.push(result),
+            Err(_) => {
+                failed = true;
+                break;
+            }
+        }
+    }
+    if !failed {
+        tx.commit().await?;
+        return Ok(results);
+    }
+    tx.rollback().await?;
+    let mut tx = pool.begin().await?;
+    let mut results = Vec::with_capacity(batch.len());
     for (writes, _) in batch {
         let mut job = tx.begin().await?;
-        let mut result = Ok(());
-        for w in writes {
-            let done = match w {
-                Write::Event {
-                    game_id,
-                    seq,
-                    stored,
-                    at_ms,
-                } => {
-                    let event = serde_json::to_string(&stored.event)
-                        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-                    sqlx::query(
-                        "INSERT INTO online_events (game_id, seq, event, first_ms, second_ms, \
-                         at_ms) SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM \
-                         online_leases WHERE game_id = $1 AND node = $7 FOR SHARE)",
-                    )
-                    .bind(game_id)
-                    .bind(int(*seq))
-                    .bind(event)
-                    .bind(int(stored.clocks[0]))
-                    .bind(int(stored.clocks[1]))
-                    .bind(int(*at_ms))
-                    .bind(node)
-                    .execute(&mut *job)
-                    .await
-                    .map(|r| r.rows_affected() == 1)
+        match write_fenced(&mut job, node, writes).await {
+            Ok(result) => {
+                job.commit().await?;
+                results.push(result);
+            }
+            Err(e) => {
+                job.rollback().await?;
+                results.push(Err(e.to_string()));
+            }
+        }
+    }
+    tx.commit().await?;
+    Ok(results)
+}
+
+/// One job's writes for [`commit_fenced`]: `Ok(Err(LEASE_LOST))` when `node` does not hold the
+/// lease of the game whose event it was to store.
+async fn write_fenced(
+    conn: &mut sqlx::PgConnection,
+    node: &str,
+    writes: &[Write],
+) -> Result<Result<(), String>, sqlx::Error> {
+    for w in writes {
+        match w {
+            Write::Event {
+                game_id,
+                seq,
+                stored,
+                at_ms,
+            } => {
+                let event = serde_json::to_string(&stored.event)
+                    .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                let inserted = sqlx::query(
+                    "INSERT INTO online_events (game_id, seq, event, first_ms, second_ms, at_ms) \
+                     SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM online_leases \
+                     WHERE game_id = $1 AND node = $7 FOR SHARE)",
+                )
+                .bind(game_id)
+                .bind(int(*seq))
+                .bind(event)
+                .bind(int(stored.clocks[0]))
+                .bind(int(stored.clocks[1]))
+                .bind(int(*at_ms))
+                .bind(node)
+                .execute(&mut *conn)
+                .await?
+                .rows_affected();
+                if inserted == 0 {
+                    return Ok(Err(LEASE_LOST.to_string()));
                 }
-                Write::Game {
-                    id,
-                    settings,
-                    created_ms,
-                } => sqlx::query(
+            }
+            Write::Game {
+                id,
+                settings,
+                created_ms,
+            } => {
+                sqlx::query(
                     "INSERT INTO online_games (id, settings, created_ms) VALUES ($1, $2, $3)",
                 )
                 .bind(id)
                 .bind(settings)
                 .bind(int(*created_ms))
-                .execute(&mut *job)
-                .await
-                .map(|_| true),
-                Write::Over { id } => {
-                    sqlx::query("UPDATE online_games SET over = TRUE WHERE id = $1")
-                        .bind(id)
-                        .execute(&mut *job)
-                        .await
-                        .map(|_| true)
-                }
-                Write::Expire { id } => sqlx::query(EXPIRE)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Write::Over { id } => {
+                sqlx::query("UPDATE online_games SET over = TRUE WHERE id = $1")
                     .bind(id)
-                    .execute(&mut *job)
-                    .await
-                    .map(|_| true),
-            };
-            match done {
-                Ok(true) => {}
-                Ok(false) => {
-                    result = Err(LEASE_LOST.to_string());
-                    break;
-                }
-                Err(e) => {
-                    result = Err(e.to_string());
-                    break;
-                }
+                    .execute(&mut *conn)
+                    .await?;
+            }
+            Write::Expire { id } => {
+                sqlx::query(EXPIRE).bind(id).execute(&mut *conn).await?;
             }
         }
-        if result.is_ok() {
-            job.commit().await?;
-        } else {
-            job.rollback().await?;
-        }
-        results.push(result);
     }
-    tx.commit().await?;
-    Ok(results)
+    Ok(Ok(()))
 }
 
 fn int(v: u64) -> i64 {
@@ -486,25 +509,23 @@ pub async fn expire(db: &Db, id: &str) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-/// Takes the lease of game `id` for `node` until `until_ms` when it is free, past its time
-/// (`now_ms`) or `node`'s already; returns the node that holds it after.
+/// Takes the lease of game `id` for `node` when it is free, `node`'s already, or held by a
+/// node whose heartbeat has run out at `now_ms`; returns the node that holds it after.
 pub async fn acquire_lease(
     db: &Db,
     id: &str,
     node: &str,
     now_ms: u64,
-    until_ms: u64,
 ) -> Result<String, sqlx::Error> {
     on_db!(db, pool => {
         sqlx::query(
-            "INSERT INTO online_leases (game_id, node, expires_ms) VALUES ($1, $2, $3) \
-             ON CONFLICT (game_id) DO UPDATE SET node = excluded.node, \
-             expires_ms = excluded.expires_ms \
-             WHERE online_leases.expires_ms < $4 OR online_leases.node = excluded.node",
+            "INSERT INTO online_leases (game_id, node) VALUES ($1, $2) \
+             ON CONFLICT (game_id) DO UPDATE SET node = excluded.node \
+             WHERE online_leases.node = excluded.node OR NOT EXISTS (SELECT 1 FROM \
+             online_nodes n WHERE n.node = online_leases.node AND n.expires_ms >= $3)",
         )
         .bind(id)
         .bind(node)
-        .bind(int(until_ms))
         .bind(int(now_ms))
         .execute(pool)
         .await?;
@@ -516,27 +537,33 @@ pub async fn acquire_lease(
     })
 }
 
-/// The node holding game `id`'s lease at `now_ms`, if one does.
+/// The node holding game `id`'s lease at `now_ms` (its heartbeat running), if one does.
 pub async fn lease_holder(db: &Db, id: &str, now_ms: u64) -> Result<Option<String>, sqlx::Error> {
     on_db!(db, pool => {
-        sqlx::query("SELECT node FROM online_leases WHERE game_id = $1 AND expires_ms >= $2")
-            .bind(id)
-            .bind(int(now_ms))
-            .fetch_optional(pool)
-            .await?
-            .map(|r| r.text("node"))
-            .transpose()
+        sqlx::query(
+            "SELECT l.node FROM online_leases l JOIN online_nodes n ON n.node = l.node \
+             WHERE l.game_id = $1 AND n.expires_ms >= $2",
+        )
+        .bind(id)
+        .bind(int(now_ms))
+        .fetch_optional(pool)
+        .await?
+        .map(|r| r.text("node"))
+        .transpose()
     })
 }
 
-/// Extends every lease `node` holds to `until_ms`.
-pub async fn renew_leases(db: &Db, node: &str, until_ms: u64) -> Result<(), sqlx::Error> {
+/// Says `node` is alive until `until_ms`: its leases hold until then.
+pub async fn heartbeat(db: &Db, node: &str, until_ms: u64) -> Result<(), sqlx::Error> {
     on_db!(db, pool => {
-        sqlx::query("UPDATE online_leases SET expires_ms = $1 WHERE node = $2")
-            .bind(int(until_ms))
-            .bind(node)
-            .execute(pool)
-            .await?;
+        sqlx::query(
+            "INSERT INTO online_nodes (node, expires_ms) VALUES ($1, $2) \
+             ON CONFLICT (node) DO UPDATE SET expires_ms = excluded.expires_ms",
+        )
+        .bind(node)
+        .bind(int(until_ms))
+        .execute(pool)
+        .await?;
     });
     Ok(())
 }
@@ -578,12 +605,15 @@ pub async fn release_lease(db: &Db, id: &str, node: &str) -> Result<(), sqlx::Er
     Ok(())
 }
 
-/// Live games no node runs at `now_ms`: no lease, or one past its time.
+/// Live games no node runs at `now_ms`: no lease, or one of a node whose heartbeat has run
+/// out.
 pub async fn orphans(db: &Db, now_ms: u64) -> Result<Vec<String>, sqlx::Error> {
     on_db!(db, pool => {
         sqlx::query(
             "SELECT g.id FROM online_games g LEFT JOIN online_leases l ON l.game_id = g.id \
-             WHERE NOT g.over AND (l.game_id IS NULL OR l.expires_ms < $1) ORDER BY g.id",
+             LEFT JOIN online_nodes n ON n.node = l.node \
+             WHERE NOT g.over AND (l.game_id IS NULL OR n.node IS NULL OR n.expires_ms < $1) \
+             ORDER BY g.id",
         )
         .bind(int(now_ms))
         .fetch_all(pool)
@@ -635,19 +665,21 @@ mod tests {
         let store = crate::store::Store::open(&url).await.expect("open");
         let db = store.db().clone();
         let now = super::super::unix_ms();
+        heartbeat(&db, "a", now + 60_000).await.expect("heartbeat");
         let a = Writer::start(db.clone(), Some("a".into()));
         for id in ["g1", "g2"] {
-            assert_eq!(
-                acquire_lease(&db, id, "a", now, now + 60_000)
-                    .await
-                    .expect("lease"),
-                "a"
-            );
+            assert_eq!(acquire_lease(&db, id, "a", now).await.expect("lease"), "a");
             a.write(vec![game(id), join(id, 1)]).await.expect("stored");
         }
-        // Node b takes g1 over (a's lease ran out); a still thinks it runs it.
+        // While a's heartbeat runs, b cannot take g1; once it has run out, b takes it, and a
+        // still thinks it runs it.
+        heartbeat(&db, "b", now + 180_000).await.expect("heartbeat");
         assert_eq!(
-            acquire_lease(&db, "g1", "b", now + 120_000, now + 180_000)
+            acquire_lease(&db, "g1", "b", now).await.expect("lease"),
+            "a"
+        );
+        assert_eq!(
+            acquire_lease(&db, "g1", "b", now + 120_000)
                 .await
                 .expect("lease"),
             "b"
@@ -666,6 +698,17 @@ mod tests {
         };
         assert_eq!(events("g1").await, 1);
         assert_eq!(events("g2").await, 2);
+        // A write that fails outright (an event number stored already) fails alone.
+        assert_eq!(
+            acquire_lease(&db, "g3", "a", now).await.expect("lease"),
+            "a"
+        );
+        a.write(vec![game("g3")]).await.expect("stored");
+        let (dup, next) = tokio::join!(a.write(vec![join("g2", 2)]), a.write(vec![join("g3", 1)]));
+        assert!(dup.is_err_and(|e| e != LEASE_LOST), "a second event 2");
+        assert_eq!(next, Ok(()));
+        assert_eq!(events("g2").await, 2);
+        assert_eq!(events("g3").await, 1);
         // b, holding the lease, stores g1's next event.
         let b = Writer::start(db.clone(), Some("b".into()));
         b.write(vec![join("g1", 2)]).await.expect("stored");
