@@ -279,14 +279,17 @@ impl Store {
     /// `postgresql://`) URL, which must name an existing database; SQLite otherwise, the file
     /// made if missing.
     pub async fn open(url: &str) -> Result<Store, ServeError> {
-        if is_postgres_url(url) {
-            Store::open_postgres(url).await
+        let postgres = is_postgres_url(url);
+        let db = if postgres {
+            Store::open_postgres(url).await?
         } else {
-            Store::open_sqlite(url).await
-        }
+            Store::open_sqlite(url).await?
+        };
+        on_db!(&db, pool => migrator(postgres).run(pool).await)?;
+        Ok(Store { db })
     }
 
-    async fn open_sqlite(url: &str) -> Result<Store, ServeError> {
+    async fn open_sqlite(url: &str) -> Result<Db, ServeError> {
         let err = |e| ServeError::Database(url.to_string(), e);
         let options = SqliteConnectOptions::from_str(url).map_err(err)?;
         // SQLite takes an empty file for a new database and would fill it without a word;
@@ -311,15 +314,18 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(err)?;
-        migrator(false).run(&pool).await?;
-        Ok(Store {
-            db: Db::Sqlite(pool),
-        })
+        Ok(Db::Sqlite(pool))
     }
 
-    async fn open_postgres(url: &str) -> Result<Store, ServeError> {
+    async fn open_postgres(url: &str) -> Result<Db, ServeError> {
         let err = |e| ServeError::Database(redacted_url(url), e);
-        let options = PgConnectOptions::from_str(url).map_err(err)?;
+        // No wait on a lock lasts long (a node taking a game over waits on the writes of the
+        // node it takes it from), and a session left in a transaction (its node cut off) ends,
+        // freeing its locks, instead of holding them until TCP notices.
+        let options = PgConnectOptions::from_str(url).map_err(err)?.options([
+            ("lock_timeout", "5s"),
+            ("idle_in_transaction_session_timeout", "15s"),
+        ]);
         // One connection first: a refused or failed login then says so, where the pool would
         // only report that it timed out.
         let first = <sqlx::postgres::PgConnection as sqlx::Connection>::connect_with(&options)
@@ -334,10 +340,7 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(err)?;
-        migrator(true).run(&pool).await?;
-        Ok(Store {
-            db: Db::Postgres(pool),
-        })
+        Ok(Db::Postgres(pool))
     }
 
     /// The database, for the online games' store.

@@ -115,24 +115,23 @@ async fn last_readings(dir: &Path, id: &str) -> [u64; 2] {
     let sql = "SELECT first_ms, second_ms FROM online_events WHERE game_id = $1 \
                ORDER BY seq DESC LIMIT 1";
     let ms = |v: i64| u64::try_from(v).expect("a reading");
+    // The same query on either database's pool.
+    macro_rules! read {
+        ($pool:expr) => {{
+            let pool = $pool;
+            let row = sqlx::query(sql)
+                .bind(id)
+                .fetch_one(&pool)
+                .await
+                .expect("an event");
+            pool.close().await;
+            [ms(row.get("first_ms")), ms(row.get("second_ms"))]
+        }};
+    }
     if url.starts_with("postgres") {
-        let pool = sqlx::PgPool::connect(&url).await.expect("the store");
-        let row = sqlx::query(sql)
-            .bind(id)
-            .fetch_one(&pool)
-            .await
-            .expect("an event");
-        pool.close().await;
-        [ms(row.get("first_ms")), ms(row.get("second_ms"))]
+        read!(sqlx::PgPool::connect(&url).await.expect("the store"))
     } else {
-        let pool = sqlx::SqlitePool::connect(&url).await.expect("the store");
-        let row = sqlx::query(sql)
-            .bind(id)
-            .fetch_one(&pool)
-            .await
-            .expect("an event");
-        pool.close().await;
-        [ms(row.get("first_ms")), ms(row.get("second_ms"))]
+        read!(sqlx::SqlitePool::connect(&url).await.expect("the store"))
     }
 }
 

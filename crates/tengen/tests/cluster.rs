@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::TestServer;
+use common::{TestServer, until};
 use serde_json::json;
 use tengen_client::online::{OnlineClient, Socket};
 use tengen_wire::{ClientMsg, GameState, Lobby, ServerMsg};
@@ -37,23 +37,6 @@ async fn seat(server: &OnlineClient, id: &str, token: Option<&str>) -> Socket {
     tokio::time::timeout(Duration::from_secs(60), wait)
         .await
         .expect("the game is served within a minute")
-}
-
-/// Reads until a state meeting `pred`.
-async fn until(s: &mut Socket, pred: impl Fn(&GameState) -> bool) -> GameState {
-    let wait = async {
-        loop {
-            match s.recv().await.expect("frame") {
-                Some(ServerMsg::State(st)) if pred(&st) => return st,
-                Some(ServerMsg::Error { message }) => panic!("refused: {message}"),
-                Some(_) => {}
-                None => panic!("the connection closed"),
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(30), wait)
-        .await
-        .expect("the server answers")
 }
 
 /// Plays `moves` from move number `from` on, black and white alternating, each confirmed to the

@@ -3,10 +3,10 @@
 
 mod common;
 
-use common::TestServer;
+use common::{TestServer, until};
 use serde_json::json;
 use tengen_client::online::{OnlineClient, Socket};
-use tengen_wire::{ClientMsg, GameState, ServerMsg};
+use tengen_wire::{ClientMsg, GameState};
 
 async fn seat(server: &OnlineClient, id: &str, token: &str) -> Socket {
     let mut s = server.connect(id).await.expect("websocket");
@@ -21,23 +21,6 @@ async fn seat(server: &OnlineClient, id: &str, token: &str) -> Socket {
 
 fn ms_since(t: std::time::Instant) -> u64 {
     u64::try_from(t.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-/// Reads until a state meeting `pred`.
-async fn until(s: &mut Socket, pred: impl Fn(&GameState) -> bool) -> GameState {
-    let wait = async {
-        loop {
-            match s.recv().await.expect("frame") {
-                Some(ServerMsg::State(st)) if pred(&st) => return st,
-                Some(ServerMsg::Error { message }) => panic!("refused: {message}"),
-                Some(_) => {}
-                None => panic!("the connection closed"),
-            }
-        }
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(30), wait)
-        .await
-        .expect("the server answers")
 }
 
 #[test]

@@ -489,16 +489,18 @@ impl Actor {
         let now = Instant::now();
         if self.table.unjoined() && now >= self.expires {
             let id = self.table.id.clone();
-            if self
-                .inner
-                .writer
-                .write(vec![Write::Expire { id }])
-                .await
-                .is_err()
-            {
-                // Try again shortly rather than spin.
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                return true;
+            match self.inner.writer.write(vec![Write::Expire { id }]).await {
+                Ok(()) => {}
+                // Another node runs the game now: it decides.
+                Err(e) if e == super::persist::LEASE_LOST => {
+                    self.after_refusal = Some(AfterRefusal::Leave);
+                    return true;
+                }
+                Err(_) => {
+                    // Try again shortly rather than spin.
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    return true;
+                }
             }
             tracing::debug!(game = %self.table.id, "online game expired: nobody joined");
             self.notice("Nobody joined in time: the game has closed.".into());
@@ -579,7 +581,7 @@ impl Actor {
                 }
             }
         }
-        self.inner.forget(&self.table.id);
+        self.inner.forget(&self.table.id).await;
         // Commands that raced with leaving are dropped unanswered: their senders see the reply
         // channel close and load the game afresh.
         drop(cmds);

@@ -2,19 +2,21 @@
 //! between the nodes (pub/sub).
 //!
 //! Each live game runs on one node at a time, its owner, which holds the game's lease in the
-//! database (`online_leases`) and renews it every second; a lease not renewed for
-//! [`LEASE_MS`] may be taken by any node. A node asked about a game it does not own runs a
-//! proxy for it: a task with the same command queue as a game's own, which forwards each
-//! command to the owner over the bus and answers with the owner's reply, and which relays the
-//! owner's broadcasts (published on the game's channel) to the connections on its node. So a
-//! player on node A and one on node B play the same game, spectators anywhere.
+//! database (`online_leases`). Each node renews its heartbeat (`online_nodes`) every second; the
+//! leases of a node whose heartbeat is older than [`LEASE_MS`] may be taken by any node. A node
+//! asked about a game it does not own runs a proxy for it: a task with the same command queue
+//! as a game's own, which forwards each command to the owner over the bus and answers with the
+//! owner's reply, and which relays the owner's broadcasts (published on the game's channel) to
+//! the connections on its node. So a player on node A and one on node B play the same game,
+//! spectators anywhere.
 //!
-//! When the owner dies, its leases run out; every node looks for live games without a live lease
-//! every [`SWEEP_EVERY`] and takes them over, replaying them from the event log (every
-//! acknowledged move is in it: a move is stored before anyone hears of it). A proxy whose owner
-//! stopped answering ends, closing its connections, which reconnect and find the new owner. Two
-//! nodes can never both store a move as the same move of a game: the event log's key is (game,
-//! move number).
+//! When the owner dies, its heartbeat runs out; every node looks for live games no live node
+//! runs every [`SWEEP_EVERY`] and takes them over, replaying them from the event log (every
+//! acknowledged move is in it: a move is stored before anyone hears of it), and tells the other
+//! nodes, whose proxies for the game then end, closing their connections, which reconnect and
+//! find the new owner. A node stores a game's events (and closes it unjoined) only while it
+//! holds the game's lease, checked in the same transaction (`persist`): a node that lost a game
+//! stores nothing more of it, and the game leaves it.
 //!
 //! The lobby and the statistics span the nodes: each node publishes what it runs every
 //! [`REPORT_EVERY`], and each merges the others' latest reports with its own.
@@ -54,6 +56,18 @@ const ASK_LIMIT: Duration = Duration::from_secs(30);
 const PROXY_IDLE: Duration = Duration::from_secs(30);
 /// How many relayed messages a slow connection on a proxy may fall behind.
 const RELAY_BUFFER: usize = 64;
+
+/// A game being loaded (or made) on this node; see [`Cluster::loading`].
+pub(crate) struct LoadingGuard {
+    cluster: Arc<Cluster>,
+    id: String,
+}
+
+impl Drop for LoadingGuard {
+    fn drop(&mut self) {
+        lock(&self.cluster.loading).remove(&self.id);
+    }
+}
 
 /// Why the bus could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -136,8 +150,12 @@ struct Report {
 
 /// This node's part in the site.
 pub(crate) struct Cluster {
-    /// This node's name on the bus and in the leases.
+    /// This node's name in the leases, and the channel other nodes send it commands on.
     pub(crate) node: String,
+    /// This process's own name on the bus: the node's name and random digits, new at every
+    /// start, for answers and reports (a node restarted under the same name is another
+    /// process: the connections the old one relayed are gone).
+    bus_id: String,
     url: String,
     client: redis::Client,
     publisher: redis::aio::ConnectionManager,
@@ -149,7 +167,9 @@ pub(crate) struct Cluster {
     /// Games this node runs proxies for: where their relayed broadcasts go.
     relays_in: Mutex<HashMap<String, broadcast::Sender<Arc<str>>>>,
     /// Games this node runs whose broadcasts it publishes.
-    relays_out: Mutex<HashSet<String>>,
+    /// (By game, the run of the game there: a game that leaves memory and comes back is a new
+    /// run with a new broadcast.)
+    relays_out: Mutex<HashMap<String, u64>>,
     peers: Mutex<HashMap<String, (Instant, Report)>>,
     /// Games this node holds the lease of and is loading: renewal keeps their leases.
     loading: Mutex<HashSet<String>>,
@@ -184,6 +204,8 @@ const NODES_CHANNEL: &str = "tengen:nodes";
 /// The start of a notice on a game's channel that a node runs the game now (the broadcasts
 /// there are JSON, which never starts so).
 const OWNER_NOTICE: &str = "\u{1}owner ";
+/// The start of a notice on a game's channel that a node no longer runs the game.
+const GONE_NOTICE: &str = "\u{1}gone ";
 
 impl Cluster {
     /// Connects to the bus at `url` as node `node`, subscribed to its own channel and the
@@ -200,10 +222,21 @@ impl Cluster {
         let publisher = redis::aio::ConnectionManager::new(client.clone())
             .await
             .map_err(err)?;
-        let (sink, stream) = subscribe_base(&client, &node).await.map_err(err)?;
+        let mut salt = [0u8; 4];
+        getrandom::fill(&mut salt).map_err(|e| {
+            err(redis::RedisError::from(std::io::Error::other(
+                e.to_string(),
+            )))
+        })?;
+        let bus_id = format!(
+            "{node}.{}",
+            salt.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        );
+        let (sink, stream) = subscribe_base(&client, &node, &bus_id).await.map_err(err)?;
         Ok((
             Cluster {
                 node,
+                bus_id,
                 url: url.to_string(),
                 client,
                 publisher,
@@ -211,7 +244,7 @@ impl Cluster {
                 pending: Mutex::new(HashMap::new()),
                 next_req: AtomicU64::new(1),
                 relays_in: Mutex::new(HashMap::new()),
-                relays_out: Mutex::new(HashSet::new()),
+                relays_out: Mutex::new(HashMap::new()),
                 peers: Mutex::new(HashMap::new()),
                 loading: Mutex::new(HashSet::new()),
                 remote: Mutex::new(Vec::new()),
@@ -252,7 +285,7 @@ impl Cluster {
         lock(&self.pending).insert(req, tx);
         let envelope = Envelope::Ask {
             req,
-            from: self.node.clone(),
+            from: self.bus_id.clone(),
             game: game.to_string(),
             ask,
         };
@@ -284,7 +317,7 @@ impl Cluster {
         let envelope = Envelope::Ask {
             // No answer is waited for under number 0.
             req: 0,
-            from: self.node.clone(),
+            from: self.bus_id.clone(),
             game: game.to_string(),
             ask,
         };
@@ -301,14 +334,22 @@ impl Cluster {
         });
     }
 
-    /// Notes that game `id` is (or is no longer) being loaded here.
-    pub(crate) fn loading(&self, id: &str, on: bool) {
-        let mut loading = lock(&self.loading);
-        if on {
-            loading.insert(id.to_string());
-        } else {
-            loading.remove(id);
+    /// Marks game `id` as being loaded (or made) here until the guard drops: renewal keeps
+    /// its lease meanwhile. Taken before the lease, so that renewal never sees the lease
+    /// without the mark.
+    pub(crate) fn loading(self: &Arc<Self>, id: &str) -> LoadingGuard {
+        lock(&self.loading).insert(id.to_string());
+        LoadingGuard {
+            cluster: self.clone(),
+            id: id.to_string(),
         }
+    }
+
+    /// Tells the nodes with proxies for game `id` that point here that it no longer runs here:
+    /// they drop them, and their connections reconnect to wherever it runs next.
+    pub(crate) async fn announce_gone(&self, id: &str) {
+        let notice = format!("{GONE_NOTICE}{}", self.node);
+        self.publish(game_channel(id), &notice).await;
     }
 
     /// The other nodes' reports still fresh.
@@ -347,9 +388,11 @@ impl Cluster {
 async fn subscribe_base(
     client: &redis::Client,
     node: &str,
+    bus_id: &str,
 ) -> redis::RedisResult<(redis::aio::PubSubSink, redis::aio::PubSubStream)> {
     let (mut sink, stream) = client.get_async_pubsub().await?.split();
     sink.subscribe(node_channel(node)).await?;
+    sink.subscribe(node_channel(bus_id)).await?;
     sink.subscribe(NODES_CHANNEL).await?;
     Ok((sink, stream))
 }
@@ -381,7 +424,12 @@ async fn read_bus(cluster: Arc<Cluster>, inner: Weak<Inner>, mut stream: redis::
                 return;
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
-            let Ok((mut sink, s)) = subscribe_base(&cluster.client, &cluster.node).await else {
+            // Under the sink's lock, so that no proxy subscribes on the old connection between
+            // the copy of the games and the swap.
+            let mut current = cluster.sink.lock().await;
+            let Ok((mut sink, s)) =
+                subscribe_base(&cluster.client, &cluster.node, &cluster.bus_id).await
+            else {
                 continue;
             };
             let games: Vec<String> = lock(&cluster.relays_in).keys().cloned().collect();
@@ -390,7 +438,7 @@ async fn read_bus(cluster: Arc<Cluster>, inner: Weak<Inner>, mut stream: redis::
                 ok &= sink.subscribe(game_channel(&g)).await.is_ok();
             }
             if ok {
-                *cluster.sink.lock().await = sink;
+                *current = sink;
                 stream = s;
                 tracing::info!("the message bus is back");
                 break;
@@ -408,6 +456,10 @@ fn dispatch(cluster: &Arc<Cluster>, inner: &Arc<Inner>, channel: &str, payload: 
             }
             return;
         }
+        if let Some(gone) = payload.strip_prefix(GONE_NOTICE.as_bytes()) {
+            inner.drop_proxy_of(game, &String::from_utf8_lossy(gone));
+            return;
+        }
         if let Some(tx) = lock(&cluster.relays_in).get(game) {
             let text = String::from_utf8_lossy(payload);
             // No connection listening is fine.
@@ -417,7 +469,7 @@ fn dispatch(cluster: &Arc<Cluster>, inner: &Arc<Inner>, channel: &str, payload: 
     }
     if channel == NODES_CHANNEL {
         if let Ok(report) = serde_json::from_slice::<Report>(payload)
-            && report.node != cluster.node
+            && report.node != cluster.bus_id
         {
             lock(&cluster.peers).insert(report.node.clone(), (Instant::now(), report));
         }
@@ -455,14 +507,29 @@ async fn serve_ask(
     game: &str,
     ask: Ask,
 ) -> Answer {
-    let cmds = match inner.local_actor(game) {
-        Some(cmds) => cmds,
+    // A leaving is no longer counted against the sender's node, whatever runs the game now.
+    if let Ask::Disconnect { role } = &ask {
+        let mut remote = lock(&cluster.remote);
+        if let Some(i) = remote
+            .iter()
+            .position(|(n, g, r, _)| n == from && g == game && r == role)
+        {
+            remote.swap_remove(i);
+        }
+    }
+    let (cmds, run) = match inner.local_actor_run(game) {
+        Some(found) => found,
         // The lease may be this node's with the game not loaded (a restart under the same
         // name): loading it here answers; otherwise the asker finds the owner again.
+        // A leaving needs no game loaded for it.
+        None if matches!(ask, Ask::Disconnect { .. }) => return Answer::Noted,
         None => match persist::lease_holder(&inner.db, game, unix_ms()).await {
             Ok(Some(holder)) if holder == cluster.node => match inner.handle(game).await {
-                Ok(cmds) if inner.local_actor(game).is_some() => cmds,
-                _ => return Answer::NotOwner,
+                Ok(_) => match inner.local_actor_run(game) {
+                    Some(found) => found,
+                    None => return Answer::NotOwner,
+                },
+                Err(_) => return Answer::NotOwner,
             },
             _ => return Answer::NotOwner,
         },
@@ -489,7 +556,7 @@ async fn serve_ask(
                     c.role,
                     Instant::now(),
                 ));
-                relay_out(cluster, game, c.updates);
+                relay_out(cluster, game, run, c.updates);
                 Answer::Connected(Ok((
                     c.role,
                     c.name,
@@ -507,15 +574,6 @@ async fn serve_ask(
         }
         Ask::State => Answer::State(Box::new(asked!(State {}))),
         Ask::Disconnect { role } => {
-            {
-                let mut remote = lock(&cluster.remote);
-                if let Some(i) = remote
-                    .iter()
-                    .position(|(n, g, r, _)| n == from && g == game && *r == role)
-                {
-                    remote.swap_remove(i);
-                }
-            }
             let _ = cmds.send(Cmd::Disconnect { role }).await;
             Answer::Noted
         }
@@ -528,8 +586,13 @@ async fn serve_ask(
 
 /// Publishes a game's broadcasts for the other nodes' connections, once per game, for as long
 /// as the game runs here.
-fn relay_out(cluster: &Arc<Cluster>, game: &str, mut updates: broadcast::Receiver<Arc<str>>) {
-    if !lock(&cluster.relays_out).insert(game.to_string()) {
+fn relay_out(
+    cluster: &Arc<Cluster>,
+    game: &str,
+    run: u64,
+    mut updates: broadcast::Receiver<Arc<str>>,
+) {
+    if lock(&cluster.relays_out).insert(game.to_string(), run) == Some(run) {
         return;
     }
     let (cluster, game) = (cluster.clone(), game.to_string());
@@ -543,7 +606,10 @@ fn relay_out(cluster: &Arc<Cluster>, game: &str, mut updates: broadcast::Receive
                 Err(broadcast::error::RecvError::Closed) => break,
             }
         }
-        lock(&cluster.relays_out).remove(&game);
+        let mut relays = lock(&cluster.relays_out);
+        if relays.get(&game) == Some(&run) {
+            relays.remove(&game);
+        }
     });
 }
 
@@ -857,7 +923,7 @@ async fn report(cluster: Arc<Cluster>, inner: Weak<Inner>) {
         let Some(inner) = inner.upgrade() else { return };
         let (open, live) = inner.local_lobby();
         let report = Report {
-            node: cluster.node.clone(),
+            node: cluster.bus_id.clone(),
             open,
             live,
             stats: inner.local_stats(),

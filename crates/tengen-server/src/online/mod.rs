@@ -147,22 +147,30 @@ impl Inner {
         }
     }
 
-    pub(crate) fn forget(&self, id: &str) {
-        {
-            let mut games = self.games();
-            // Only the game's own entry: a proxy may have taken its place meanwhile.
-            if games.get(id).is_some_and(|e| e.owner.is_none()) {
-                games.remove(id);
-            }
-        }
+    /// A game's task has ended: with other nodes, its lease is given up first (so that no
+    /// reload here races the release) and the proxies pointing here are told; then it leaves
+    /// the map.
+    pub(crate) async fn forget(&self, id: &str) {
         if let Some(cluster) = &self.cluster {
-            let (db, id, node) = (self.db.clone(), id.to_string(), cluster.node.clone());
-            tokio::spawn(async move {
-                if let Err(e) = persist::release_lease(&db, &id, &node).await {
-                    tracing::warn!(game = %id, error = %e, "could not give up a game's lease");
-                }
-            });
+            if let Err(e) = persist::release_lease(&self.db, id, &cluster.node).await {
+                tracing::warn!(game = %id, error = %e, "could not give up a game's lease");
+            }
+            cluster.announce_gone(id).await;
         }
+        let mut games = self.games();
+        // Only the game's own entry: a proxy may have taken its place meanwhile.
+        if games.get(id).is_some_and(|e| e.owner.is_none()) {
+            games.remove(id);
+        }
+    }
+
+    /// The command queue of game `id` when it runs on this node (not a proxy), with the number
+    /// of its run here.
+    pub(crate) fn local_actor_run(&self, id: &str) -> Option<(mpsc::Sender<Cmd>, u64)> {
+        self.games()
+            .get(id)
+            .filter(|e| e.owner.is_none())
+            .map(|e| (e.cmds.clone(), e.created.1))
     }
 
     /// The command queue of game `id` when it runs on this node (not a proxy).
@@ -189,6 +197,18 @@ impl Inner {
         if games
             .get(id)
             .is_some_and(|e| e.owner.as_deref().is_some_and(|o| o != owner))
+        {
+            games.remove(id);
+        }
+    }
+
+    /// Forgets this node's proxy for game `id` if it forwards to `owner` (a notice says `owner`
+    /// no longer runs the game).
+    pub(crate) fn drop_proxy_of(&self, id: &str, owner: &str) {
+        let mut games = self.games();
+        if games
+            .get(id)
+            .is_some_and(|e| e.owner.as_deref() == Some(owner))
         {
             games.remove(id);
         }
@@ -388,10 +408,11 @@ impl Inner {
                 at_ms: unix_ms(),
             });
         }
+        // Renewal keeps the lease of a game being made until it runs.
+        let _loading = self.cluster.as_ref().map(|c| c.loading(&id));
         if let Some(cluster) = &self.cluster {
             // A new game runs where it is made, its lease taken before it is stored: from its
             // first row on, no other node may take it for a game nobody runs.
-            cluster.loading(&id, true);
             let now = unix_ms();
             let holder = persist::acquire_lease(&self.db, &id, &cluster.node, now).await?;
             if holder != cluster.node {
@@ -407,9 +428,6 @@ impl Inner {
             .map_err(|e| ApiError::Engine(format!("the game could not be stored: {e}")));
         if stored.is_ok() {
             self.spawn(table, unix_ms());
-        }
-        if let Some(cluster) = &self.cluster {
-            cluster.loading(&id, false);
         }
         stored.map(|()| id)
     }
@@ -440,6 +458,9 @@ impl Inner {
     /// Loads game `id` from the store and starts it here; with other nodes, only when no other
     /// node runs it (else this node proxies for the one that does).
     async fn load(self: &Arc<Self>, id: &str) -> Result<mpsc::Sender<Cmd>, ApiError> {
+        // Marked before the lease is taken and until the game runs (or the lease is given up):
+        // renewal keeps the lease of a game being loaded.
+        let _loading = self.cluster.as_ref().map(|c| c.loading(id));
         if let Some(cluster) = &self.cluster {
             let now = unix_ms();
             let owner = persist::acquire_lease(&self.db, id, &cluster.node, now).await?;
@@ -451,10 +472,8 @@ impl Inner {
             }
             // The game is this node's now: a proxy left from when it ran elsewhere goes.
             self.drop_proxy(id);
-            cluster.loading(id, true);
         }
-        let loaded = self.reload(id).await;
-        let started = match loaded {
+        match self.reload(id).await {
             // Another request may have loaded it meanwhile: `spawn` keeps the first.
             Ok((table, created_ms)) => {
                 let cmds = self.spawn(table, created_ms);
@@ -469,12 +488,7 @@ impl Inner {
                 }
                 Err(e)
             }
-        };
-        // Only now that the game runs (or the lease is given up) may renewal judge the lease.
-        if let Some(cluster) = &self.cluster {
-            cluster.loading(id, false);
         }
-        started
     }
 
     /// Sends a command made by `make` and waits for its answer, loading the game again if it

@@ -109,9 +109,9 @@ async fn run(db: Db, fence: Option<String>, mut jobs: mpsc::UnboundedReceiver<Jo
 }
 
 /// Commits `batch` for node `node` of several. A game's event goes in only while `node` holds
-/// the game's lease, read with a share lock so that no other node can take the lease and
-/// replay the game until this transaction has ended; a job refused so stops at its first event
-/// (the lease cannot change within the transaction), and the rest of the batch goes on. Should
+/// the game's lease ([`JobConn::write_job`]), read with a share lock so that no other node can
+/// take the lease and replay the game until this transaction has ended; the rest of the batch
+/// goes on past a refused job. Should
 /// a statement fail outright (which aborts the transaction), the batch is done again with each
 /// job behind a savepoint of its own, so that one game's failure leaves the others' writes in.
 /// The answer of each job.
@@ -125,7 +125,7 @@ async fn commit_fenced(
     let mut results = Vec::with_capacity(batch.len());
     let mut failed = false;
     for (writes, _) in batch {
-        match write_fenced(&mut tx, node, writes).await {
+        match JobConn::write_job(&mut *tx, Some(node), writes).await {
             Ok(result) => results.push(result),
             Err(_) => {
                 failed = true;
@@ -142,7 +142,7 @@ async fn commit_fenced(
     let mut results = Vec::with_capacity(batch.len());
     for (writes, _) in batch {
         let mut job = tx.begin().await?;
-        match write_fenced(&mut job, node, writes).await {
+        match JobConn::write_job(&mut *job, Some(node), writes).await {
             Ok(result) => {
                 job.commit().await?;
                 results.push(result);
@@ -157,130 +157,124 @@ async fn commit_fenced(
     Ok(results)
 }
 
-/// One job's writes for [`commit_fenced`]: `Ok(Err(LEASE_LOST))` when `node` does not hold the
-/// lease of the game whose event it was to store.
-async fn write_fenced(
-    conn: &mut sqlx::PgConnection,
-    node: &str,
-    writes: &[Write],
-) -> Result<Result<(), String>, sqlx::Error> {
-    for w in writes {
-        match w {
-            Write::Event {
-                game_id,
-                seq,
-                stored,
-                at_ms,
-            } => {
-                let event = serde_json::to_string(&stored.event)
-                    .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-                let inserted = sqlx::query(
-                    "INSERT INTO online_events (game_id, seq, event, first_ms, second_ms, at_ms) \
-                     SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM online_leases \
-                     WHERE game_id = $1 AND node = $7 FOR SHARE)",
-                )
-                .bind(game_id)
-                .bind(int(*seq))
-                .bind(event)
-                .bind(int(stored.clocks[0]))
-                .bind(int(stored.clocks[1]))
-                .bind(int(*at_ms))
-                .bind(node)
-                .execute(&mut *conn)
-                .await?
-                .rows_affected();
-                if inserted == 0 {
-                    return Ok(Err(LEASE_LOST.to_string()));
-                }
-            }
-            Write::Game {
-                id,
-                settings,
-                created_ms,
-            } => {
-                sqlx::query(
-                    "INSERT INTO online_games (id, settings, created_ms) VALUES ($1, $2, $3)",
-                )
-                .bind(id)
-                .bind(settings)
-                .bind(int(*created_ms))
-                .execute(&mut *conn)
-                .await?;
-            }
-            Write::Over { id } => {
-                sqlx::query("UPDATE online_games SET over = TRUE WHERE id = $1")
-                    .bind(id)
-                    .execute(&mut *conn)
-                    .await?;
-            }
-            Write::Expire { id } => {
-                sqlx::query(EXPIRE).bind(id).execute(&mut *conn).await?;
-            }
-        }
-    }
-    Ok(Ok(()))
-}
-
 fn int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 async fn commit(db: &Db, batch: &[Job]) -> Result<(), sqlx::Error> {
     on_db!(db, pool => {
-    let mut tx = pool.begin().await?;
-    for (writes, _) in batch {
-        for w in writes {
-            match w {
-                Write::Game {
-                    id,
-                    settings,
-                    created_ms,
-                } => {
-                    sqlx::query(
-                        "INSERT INTO online_games (id, settings, created_ms) VALUES ($1, $2, $3)",
-                    )
-                    .bind(id)
-                    .bind(settings)
-                    .bind(int(*created_ms))
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Write::Event {
-                    game_id,
-                    seq,
-                    stored,
-                    at_ms,
-                } => {
-                    let event = serde_json::to_string(&stored.event)
-                        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
-                    sqlx::query(
-                        "INSERT INTO online_events (game_id, seq, event, first_ms, second_ms, \
-                         at_ms) VALUES ($1, $2, $3, $4, $5, $6)",
-                    )
-                    .bind(game_id)
-                    .bind(int(*seq))
-                    .bind(event)
-                    .bind(int(stored.clocks[0]))
-                    .bind(int(stored.clocks[1]))
-                    .bind(int(*at_ms))
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Write::Over { id } => {
-                    sqlx::query("UPDATE online_games SET over = TRUE WHERE id = $1")
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                Write::Expire { id } => {
-                    sqlx::query(EXPIRE).bind(id).execute(&mut *tx).await?;
-                }
-            }
+        let mut tx = pool.begin().await?;
+        for (writes, _) in batch {
+            // Without a fence a job can only fail outright, which fails the batch.
+            let _ = JobConn::write_job(&mut *tx, None, writes).await?;
         }
-    }
-    tx.commit().await
+        tx.commit().await
     })
 }
+
+/// A connection of either database that stores a job's writes.
+trait JobConn {
+    /// Stores `writes`. With `fence` (this node's name; PostgreSQL only), a game's event goes
+    /// in only while the node holds the game's lease, read with a share lock: the answer is
+    /// then `Ok(Err(LEASE_LOST))` when it does not, and the job stops there (the lease cannot
+    /// change within the transaction, so no earlier event of the job went in either).
+    async fn write_job(
+        &mut self,
+        fence: Option<&str>,
+        writes: &[Write],
+    ) -> Result<Result<(), String>, sqlx::Error>;
+}
+
+macro_rules! job_conn {
+    ($conn:ty) => {
+        impl JobConn for $conn {
+            async fn write_job(
+                &mut self,
+                fence: Option<&str>,
+                writes: &[Write],
+            ) -> Result<Result<(), String>, sqlx::Error> {
+                for w in writes {
+                    match w {
+                        Write::Event {
+                            game_id,
+                            seq,
+                            stored,
+                            at_ms,
+                        } => {
+                            let event = serde_json::to_string(&stored.event)
+                                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                            let query = sqlx::query(if fence.is_some() {
+                                "INSERT INTO online_events (game_id, seq, event, first_ms, \
+                                 second_ms, at_ms) SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS \
+                                 (SELECT 1 FROM online_leases WHERE game_id = $1 AND node = $7 \
+                                 FOR SHARE)"
+                            } else {
+                                "INSERT INTO online_events (game_id, seq, event, first_ms, \
+                                 second_ms, at_ms) VALUES ($1, $2, $3, $4, $5, $6)"
+                            })
+                            .bind(game_id)
+                            .bind(int(*seq))
+                            .bind(event)
+                            .bind(int(stored.clocks[0]))
+                            .bind(int(stored.clocks[1]))
+                            .bind(int(*at_ms));
+                            let query = match fence {
+                                Some(node) => query.bind(node),
+                                None => query,
+                            };
+                            if query.execute(&mut *self).await?.rows_affected() == 0 {
+                                return Ok(Err(LEASE_LOST.to_string()));
+                            }
+                        }
+                        Write::Game {
+                            id,
+                            settings,
+                            created_ms,
+                        } => {
+                            sqlx::query(
+                                "INSERT INTO online_games (id, settings, created_ms) \
+                                 VALUES ($1, $2, $3)",
+                            )
+                            .bind(id)
+                            .bind(settings)
+                            .bind(int(*created_ms))
+                            .execute(&mut *self)
+                            .await?;
+                        }
+                        Write::Over { id } => {
+                            sqlx::query("UPDATE online_games SET over = TRUE WHERE id = $1")
+                                .bind(id)
+                                .execute(&mut *self)
+                                .await?;
+                        }
+                        Write::Expire { id } => {
+                            // Fenced like an event: a node that lost the game must not close it.
+                            let closed = match fence {
+                                Some(node) => sqlx::query(
+                                    "UPDATE online_games SET over = TRUE, closed = 'expired' \
+                                     WHERE id = $1 AND EXISTS (SELECT 1 FROM online_leases \
+                                     WHERE game_id = $1 AND node = $2 FOR SHARE)",
+                                )
+                                .bind(id)
+                                .bind(node),
+                                None => sqlx::query(EXPIRE).bind(id),
+                            }
+                            .execute(&mut *self)
+                            .await?
+                            .rows_affected();
+                            if closed == 0 && fence.is_some() {
+                                return Ok(Err(LEASE_LOST.to_string()));
+                            }
+                        }
+                    }
+                }
+                Ok(Ok(()))
+            }
+        }
+    };
+}
+job_conn!(sqlx::SqliteConnection);
+job_conn!(sqlx::PgConnection);
 
 /// A game as stored: its settings (JSON) and its events in order.
 #[derive(Debug)]

@@ -27,6 +27,28 @@ pub fn pbrain_tengen() -> String {
     path.display().to_string()
 }
 
+/// Reads an online game's frames until a state meeting `pred` (a refusal or a closed
+/// connection fails the test; so does no such state within 30 s).
+pub async fn until(
+    s: &mut tengen_client::online::Socket,
+    pred: impl Fn(&tengen_wire::GameState) -> bool,
+) -> tengen_wire::GameState {
+    use tengen_wire::ServerMsg;
+    let wait = async {
+        loop {
+            match s.recv().await.expect("frame") {
+                Some(ServerMsg::State(st)) if pred(&st) => return st,
+                Some(ServerMsg::Error { message }) => panic!("refused: {message}"),
+                Some(_) => {}
+                None => panic!("the connection closed"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), wait)
+        .await
+        .expect("the server answers")
+}
+
 /// A `tengen serve` process, killed when dropped.
 pub struct TestServer {
     child: Child,
