@@ -441,6 +441,10 @@ async fn read_bus(cluster: Arc<Cluster>, inner: Weak<Inner>, mut stream: redis::
                 *current = sink;
                 stream = s;
                 tracing::info!("the message bus is back");
+                // Notices and broadcasts sent meanwhile are lost: the proxies start afresh.
+                if let Some(inner) = inner.upgrade() {
+                    inner.drop_all_proxies();
+                }
                 break;
             }
         }

@@ -214,6 +214,12 @@ impl Inner {
         }
     }
 
+    /// Forgets every proxy on this node: their connections reconnect to wherever each game
+    /// runs now.
+    pub(crate) fn drop_all_proxies(&self) {
+        self.games().retain(|_, e| e.owner.is_none());
+    }
+
     /// Forgets this node's proxy for game `id`, if any (its owner is gone).
     pub(crate) fn drop_proxy(&self, id: &str) {
         let mut games = self.games();
@@ -352,6 +358,14 @@ impl Inner {
 
     /// Quarantines a game, saying so in the log.
     async fn set_aside(&self, id: &str, reason: &str) {
+        // With other nodes, only the node running the game may close it.
+        if let Some(cluster) = &self.cluster {
+            let holder = persist::lease_holder(&self.db, id, unix_ms()).await;
+            if !matches!(&holder, Ok(Some(h)) if *h == cluster.node) {
+                tracing::warn!(game = %id, %reason, "online game not replayable here, and run by another node: not set aside");
+                return;
+            }
+        }
         tracing::warn!(game = %id, %reason, "online game set aside: its stored record cannot be replayed");
         if let Err(e) = persist::quarantine(&self.db, id, reason).await {
             tracing::warn!(game = %id, error = %e, "could not mark the game as set aside");
