@@ -42,6 +42,8 @@ pub(crate) const LEASE_MS: u64 = 5_000;
 const RENEW_EVERY: Duration = Duration::from_secs(1);
 /// How often a node looks for live games no node runs.
 const SWEEP_EVERY: Duration = Duration::from_secs(2);
+/// How long the sweep remembers taking a game over once it may take it again.
+const TAKEN_FORGOTTEN: Duration = Duration::from_secs(600);
 /// How often a node tells the others what it runs.
 const REPORT_EVERY: Duration = Duration::from_secs(1);
 /// How long a node's report counts when no newer one comes: a dead node's games leave the
@@ -898,6 +900,10 @@ async fn renew(cluster: Arc<Cluster>, inner: Weak<Inner>) {
 /// Takes over, every [`SWEEP_EVERY`], the live games no node runs (their owner died).
 async fn sweep(inner: Weak<Inner>) {
     let mut every = tokio::time::interval(SWEEP_EVERY);
+    // The games this sweep took over, with how often and when it may next: a game that leaves
+    // this live node again soon after (it failed again and again) is taken over less and less
+    // often, not every sweep.
+    let mut taken: HashMap<String, (u32, Instant)> = HashMap::new();
     loop {
         every.tick().await;
         let Some(inner) = inner.upgrade() else { return };
@@ -908,13 +914,21 @@ async fn sweep(inner: Weak<Inner>) {
                 continue;
             }
         };
+        let now = Instant::now();
+        taken.retain(|_, (_, next)| now < *next + TAKEN_FORGOTTEN);
         for id in orphans {
+            if taken.get(&id).is_some_and(|(_, next)| now < *next) {
+                continue;
+            }
             // A proxy for a game whose owner died goes (it sees it is no longer in the map).
             inner.drop_proxy(&id);
             match inner.handle(&id).await {
                 Ok(_) => tracing::info!(game = %id, "took over a game no node ran"),
                 Err(e) => tracing::warn!(game = %id, error = %e, "could not take over a game"),
             }
+            let (times, next) = taken.entry(id).or_insert((0, now));
+            *times += 1;
+            *next = now + SWEEP_EVERY * 2u32.pow((*times).min(6));
         }
     }
 }
