@@ -31,11 +31,9 @@ pub fn postgres_backend() -> bool {
 /// When no server was started, or it refuses: a test asked for PostgreSQL and cannot have it.
 pub async fn new_postgres_database() -> String {
     let admin = postgres_admin_url().expect("TENGEN_TEST_POSTGRES names no server");
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).expect("random bytes");
     let name = format!(
         "tengen_test_{}",
-        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        crate::online::random_hex(8).expect("random bytes")
     );
     let options = PgConnectOptions::from_str(&admin).expect("an admin URL");
     let mut conn = PgConnection::connect_with(&options)

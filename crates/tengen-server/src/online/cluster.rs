@@ -224,16 +224,12 @@ impl Cluster {
         let publisher = redis::aio::ConnectionManager::new(client.clone())
             .await
             .map_err(err)?;
-        let mut salt = [0u8; 4];
-        getrandom::fill(&mut salt).map_err(|e| {
+        let salt = super::random_hex(4).map_err(|e| {
             err(redis::RedisError::from(std::io::Error::other(
                 e.to_string(),
             )))
         })?;
-        let bus_id = format!(
-            "{node}.{}",
-            salt.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
+        let bus_id = format!("{node}.{salt}");
         let (sink, stream) = subscribe_base(&client, &node, &bus_id).await.map_err(err)?;
         Ok((
             Cluster {
@@ -372,17 +368,15 @@ impl Cluster {
         (open, live)
     }
 
-    /// The other nodes' statistics, summed.
-    pub(crate) fn peer_stats(&self) -> Stats {
-        let mut sum = Stats::default();
+    /// Adds the other nodes' statistics to `stats`.
+    pub(crate) fn add_peer_stats(&self, stats: &mut Stats) {
         for r in self.fresh_reports() {
-            sum.games += r.stats.games;
-            sum.live += r.stats.live;
-            sum.connections += r.stats.connections;
-            sum.moves += r.stats.moves;
-            sum.rss_bytes += r.stats.rss_bytes;
+            stats.games += r.stats.games;
+            stats.live += r.stats.live;
+            stats.connections += r.stats.connections;
+            stats.moves += r.stats.moves;
+            stats.rss_bytes += r.stats.rss_bytes;
         }
-        sum
     }
 }
 
@@ -458,12 +452,13 @@ fn dispatch(cluster: &Arc<Cluster>, inner: &Arc<Inner>, channel: &str, payload: 
         if let Some(owner) = payload.strip_prefix(OWNER_NOTICE.as_bytes()) {
             let owner = String::from_utf8_lossy(owner);
             if owner != cluster.node {
-                inner.drop_proxy_unless(game, &owner);
+                inner.drop_proxy_if(game, |o| o != owner);
             }
             return;
         }
         if let Some(gone) = payload.strip_prefix(GONE_NOTICE.as_bytes()) {
-            inner.drop_proxy_of(game, &String::from_utf8_lossy(gone));
+            let gone = String::from_utf8_lossy(gone);
+            inner.drop_proxy_if(game, |o| o == gone);
             return;
         }
         if let Some(tx) = lock(&cluster.relays_in).get(game) {
@@ -921,7 +916,7 @@ async fn sweep(inner: Weak<Inner>) {
                 continue;
             }
             // A proxy for a game whose owner died goes (it sees it is no longer in the map).
-            inner.drop_proxy(&id);
+            inner.drop_proxy_if(&id, |_| true);
             match inner.handle(&id).await {
                 Ok(_) => tracing::info!(game = %id, "took over a game no node ran"),
                 Err(e) => tracing::warn!(game = %id, error = %e, "could not take over a game"),

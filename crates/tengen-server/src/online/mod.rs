@@ -126,7 +126,7 @@ pub(crate) fn node_name() -> String {
 }
 
 /// `n` random bytes from the operating system, in hex.
-fn random_hex(n: usize) -> Result<String, ApiError> {
+pub(crate) fn random_hex(n: usize) -> Result<String, ApiError> {
     let mut buf = vec![0u8; n];
     getrandom::fill(&mut buf)
         .map_err(|e| ApiError::Engine(format!("no randomness from the system: {e}")))?;
@@ -175,10 +175,7 @@ impl Inner {
 
     /// The command queue of game `id` when it runs on this node (not a proxy).
     pub(crate) fn local_actor(&self, id: &str) -> Option<mpsc::Sender<Cmd>> {
-        self.games()
-            .get(id)
-            .filter(|e| e.owner.is_none())
-            .map(|e| e.cmds.clone())
+        self.local_actor_run(id).map(|(cmds, _)| cmds)
     }
 
     /// The games running on this node, with their command queues.
@@ -190,25 +187,14 @@ impl Inner {
             .collect()
     }
 
-    /// Forgets this node's proxy for game `id` unless it forwards to `owner` (a notice says
-    /// `owner` runs the game now).
-    pub(crate) fn drop_proxy_unless(&self, id: &str, owner: &str) {
+    /// Forgets this node's proxy for game `id` if the node it forwards to meets `drop` (a
+    /// notice says another node runs the game now, or its node no longer does).
+    pub(crate) fn drop_proxy_if(&self, id: &str, drop: impl Fn(&str) -> bool) {
         let mut games = self.games();
         if games
             .get(id)
-            .is_some_and(|e| e.owner.as_deref().is_some_and(|o| o != owner))
-        {
-            games.remove(id);
-        }
-    }
-
-    /// Forgets this node's proxy for game `id` if it forwards to `owner` (a notice says `owner`
-    /// no longer runs the game).
-    pub(crate) fn drop_proxy_of(&self, id: &str, owner: &str) {
-        let mut games = self.games();
-        if games
-            .get(id)
-            .is_some_and(|e| e.owner.as_deref() == Some(owner))
+            .and_then(|e| e.owner.as_deref())
+            .is_some_and(drop)
         {
             games.remove(id);
         }
@@ -218,14 +204,6 @@ impl Inner {
     /// runs now.
     pub(crate) fn drop_all_proxies(&self) {
         self.games().retain(|_, e| e.owner.is_none());
-    }
-
-    /// Forgets this node's proxy for game `id`, if any (its owner is gone).
-    pub(crate) fn drop_proxy(&self, id: &str) {
-        let mut games = self.games();
-        if games.get(id).is_some_and(|e| e.owner.is_some()) {
-            games.remove(id);
-        }
     }
 
     /// The games running on this node that the lobby shows: the open ones listed, with when
@@ -485,7 +463,7 @@ impl Inner {
                 return Ok(cluster::spawn_proxy(cluster, self, id, owner));
             }
             // The game is this node's now: a proxy left from when it ran elsewhere goes.
-            self.drop_proxy(id);
+            self.drop_proxy_if(id, |_| true);
         }
         match self.reload(id).await {
             // Another request may have loaded it meanwhile: `spawn` keeps the first.
@@ -774,12 +752,7 @@ impl Online {
     pub fn stats(&self) -> Stats {
         let mut stats = self.inner.local_stats();
         if let Some(cluster) = &self.inner.cluster {
-            let peers = cluster.peer_stats();
-            stats.games += peers.games;
-            stats.live += peers.live;
-            stats.connections += peers.connections;
-            stats.moves += peers.moves;
-            stats.rss_bytes += peers.rss_bytes;
+            cluster.add_peer_stats(&mut stats);
         }
         stats
     }
