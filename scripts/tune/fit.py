@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits the evaluation's weights to game results (Texel-style logistic regression).
 
-usage: fit.py FEATURES.csv OUTDIR
+usage: fit.py FEATURES.csv OUTDIR [--search-weight W]
 
 Writes OUTDIR/freestyle.txt and OUTDIR/renju.txt (for each rule FEATURES.csv holds positions
 of), the weights files the engine embeds from crates/tengen-engine/data/eval/ and
@@ -14,6 +14,11 @@ Newton's method with an L2 penalty on the standardised features (stronger for re
 has five times fewer positions: 1e-2 there held out as well as any and moved the weights least); the printed weights are
 a logit times 150, the engine's evaluation unit. Whether black is to move is left out: it
 soaks up the random openings' bias, which the engine must not learn. Needs numpy.
+
+With a `search` column (`eval_features --search-nodes N`) and `--search-weight W` (0 to 1), the
+target is no longer the result alone but W times the search's verdict (its score read as a logit
+at the evaluation's scale) plus 1 - W times the result: the evaluation learns what a search of
+the position would say as well as who won. Held-out losses are always against the results.
 """
 import sys
 
@@ -24,7 +29,12 @@ L2 = {0: 1e-3, 1: 1e-2}
 PATS = ["two", "two_open", "three", "three_open", "four", "four_double", "four_open"]
 
 data = np.genfromtxt(sys.argv[1], delimiter=",", names=True)
-names = [n for n in data.dtype.names if n not in ("result", "rule", "black_to_move")]
+names = [n for n in data.dtype.names if n not in ("result", "rule", "black_to_move", "search")]
+SEARCH_WEIGHT = 0.0
+if "--search-weight" in sys.argv:
+    SEARCH_WEIGHT = float(sys.argv[sys.argv.index("--search-weight") + 1])
+    if "search" not in data.dtype.names or not 0 <= SEARCH_WEIGHT <= 1:
+        sys.exit("--search-weight needs a search column and a weight from 0 to 1")
 
 
 def loss(z, y):
@@ -44,6 +54,10 @@ def hand_set_loss(rows, cut):
 
 def fit(rows, l2):
     y = rows["result"]
+    target = y
+    if SEARCH_WEIGHT > 0:
+        verdict = 1 / (1 + np.exp(-rows["search"] / SCALE))
+        target = SEARCH_WEIGHT * verdict + (1 - SEARCH_WEIGHT) * y
     x = np.column_stack([rows[n] for n in names] + [np.ones(len(y))]).astype(float)
     cut = int(len(y) * 0.8)
     scale = x[:cut].std(0)
@@ -53,7 +67,7 @@ def fit(rows, l2):
     w = np.zeros(z.shape[1])
     for _ in range(30):
         p = 1 / (1 + np.exp(-np.clip(z @ w, -30, 30)))
-        grad = z.T @ (p - y[:cut]) / cut + l2 * w
+        grad = z.T @ (p - target[:cut]) / cut + l2 * w
         hess = (z * (p * (1 - p))[:, None]).T @ z / cut + l2 * np.eye(len(w))
         w -= np.linalg.solve(hess, grad)
     w = w / scale
@@ -66,11 +80,19 @@ def fit(rows, l2):
     }
 
 
+def target_name():
+    if SEARCH_WEIGHT == 0:
+        return "game results"
+    if SEARCH_WEIGHT == 1:
+        return "searches' scores"
+    return f"searches' scores ({SEARCH_WEIGHT:g}) and game results ({1 - SEARCH_WEIGHT:g})"
+
+
 def weights_file(rule, f):
     """The engine's weights file: `name value` lines, the fit's figures as comments."""
     lines = [
         "# Written by scripts/tune/fit.py (see scripts/tune/README.md); not edited by hand.",
-        f"# {rule}: weights fitted to game results ({f['positions']:,} quiet positions; held-out",
+        f"# {rule}: weights fitted to {target_name()} ({f['positions']:,} quiet positions; held-out",
         f"# log loss {f['hand_set']:.3f} with the hand-set weights at their best scale, "
         f"{f['held_out']:.3f} fitted).",
     ]
