@@ -43,7 +43,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "result,rule,black_to_move,{}{}",
         tengen_engine::features::names().join(","),
-        if search_nodes.is_some() { ",search" } else { "" }
+        if search_nodes.is_some() {
+            ",search"
+        } else {
+            ""
+        }
     );
     let mut index = 0usize;
     game_list::for_each_game(|game| {
