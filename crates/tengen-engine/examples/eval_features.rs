@@ -6,12 +6,13 @@
 //! `--search-nodes N` adds a last column, `search`: the engine's own score of the position for
 //! the side to move after a search of N nodes on one thread (a proven win or loss as ±3000,
 //! twenty times a logit at the evaluation's scale), so that a fit can learn what a search would
-//! say as well as who won. `--part I/K` reads only every K-th game from the I-th (counting from
-//! 0), to split that slow work between processes.
+//! say as well as who won; `--eval FILE` has those searches use a weights file instead of the
+//! built-in weights. `--part I/K` reads only every K-th game from the I-th (counting from 0), to
+//! split that slow work between processes.
 
 use std::sync::atomic::AtomicBool;
 
-use tengen_engine::{Engine, Limits, Score};
+use tengen_engine::{Engine, EvalWeights, Limits, Score};
 use tengen_rules::{Board, BoardSize, Color, Rule};
 
 #[path = "shared/game_list.rs"]
@@ -22,12 +23,20 @@ const DECIDED: i32 = 3000;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut search_nodes = None;
+    let mut weights = None;
     let (mut part, mut parts) = (0usize, 1usize);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = args.next().ok_or(format!("{arg} needs a value"))?;
         match arg.as_str() {
             "--search-nodes" => search_nodes = Some(value.parse::<u64>()?),
+            "--eval" => {
+                let text = std::fs::read_to_string(&value)?;
+                weights = Some(
+                    text.parse::<EvalWeights>()
+                        .map_err(|e| format!("{value}: {e}"))?,
+                );
+            }
             "--part" => {
                 let (i, k) = value.split_once('/').ok_or("--part takes I/K")?;
                 (part, parts) = (i.parse()?, k.parse()?);
@@ -39,6 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let mut engine = Engine::new(16);
+    engine.set_eval_weights(weights);
     let stop = AtomicBool::new(false);
     println!(
         "result,rule,black_to_move,{}{}",
