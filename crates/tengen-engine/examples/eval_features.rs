@@ -12,7 +12,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use tengen_engine::{Engine, EvalWeights, Limits, Score};
+use tengen_engine::{Engine, EvalWeights, Limits};
 use tengen_rules::{Board, BoardSize, Color, Rule};
 
 #[path = "shared/game_list.rs"]
@@ -95,12 +95,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                             };
                             let result =
                                 engine.search(&board, rule, side, &limits, &stop, &mut |_| {});
-                            let score = match result.score() {
-                                Some(Score::Eval(v)) => v.clamp(-DECIDED, DECIDED),
-                                Some(Score::Win(_)) => DECIDED,
-                                Some(Score::Loss(_)) => -DECIDED,
-                                None => 0,
-                            };
+                            // A proven result's value (about ±30,000) clamps to ±DECIDED.
+                            let score = result
+                                .score()
+                                .map_or(0, |s| s.value().clamp(-DECIDED, DECIDED));
                             format!(",{score}")
                         }
                         None => String::new(),
