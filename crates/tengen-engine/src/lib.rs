@@ -306,19 +306,27 @@ impl Engine {
         let tt = &self.tt;
         // The helpers stop when the main search ends, or when the caller says stop.
         let main_done = AtomicBool::new(false);
+        let main_depth = std::sync::atomic::AtomicU32::new(0);
         std::thread::scope(|scope| {
             let helpers: Vec<_> = (1..self.threads)
                 .map(|id| {
-                    let (pos, main_done) = (pos.clone(), &main_done);
+                    let (pos, main_done, main_depth) = (pos.clone(), &main_done, &main_depth);
                     scope.spawn(move || {
-                        let mut h =
-                            Searcher::helper(pos, tt, weights, *limits, [stop, main_done], id);
+                        let mut h = Searcher::helper(
+                            pos,
+                            tt,
+                            weights,
+                            *limits,
+                            [stop, main_done],
+                            main_depth,
+                            id,
+                        );
                         h.run(&mut |_| {});
                         (h.nodes, h.deepest.take())
                     })
                 })
                 .collect();
-            let mut s = Searcher::new(pos, tt, weights, *limits, stop);
+            let mut s = Searcher::new(pos, tt, weights, *limits, stop).with_helpers(&main_depth);
             let mut lines = s.run(on_info);
             main_done.store(true, Ordering::Relaxed);
             let mut nodes = s.nodes;

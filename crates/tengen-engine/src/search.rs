@@ -1,7 +1,7 @@
 //! The search: iterative deepening PVS alpha-beta over the engine's position, with a
 //! transposition table, threat-aware move generation, VCF at the leaves, and multi-PV at the root.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Instant;
 
 use tengen_rules::{Color, Rule};
@@ -220,6 +220,9 @@ pub(crate) struct Searcher<'a> {
     helper_id: usize,
     /// A helper's second stop flag: set when the main search has ended.
     main_done: Option<&'a AtomicBool>,
+    /// In a parallel search, the depth of the main thread's last completed iteration: the main
+    /// thread writes it, the helpers read it to stay ahead.
+    main_depth: Option<&'a AtomicU32>,
     /// The best line of the deepest iteration completed, with its depth (helpers' result).
     pub deepest: Option<(u32, Line)>,
     /// A pass (null move) is on the line being searched: no second one below it.
@@ -294,6 +297,7 @@ impl<'a> Searcher<'a> {
             time_cap: None,
             helper_id: 0,
             main_done: None,
+            main_depth: None,
             deepest: None,
             null_before: false,
             singular_excluded: vec![NO_MOVE; MAX_PLY + 2],
@@ -302,9 +306,17 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// The main thread of a parallel search: as [`Searcher::new`], and it tells the helpers
+    /// through `main_depth` how deep it has searched.
+    pub(crate) fn with_helpers(mut self, main_depth: &'a AtomicU32) -> Searcher<'a> {
+        self.main_depth = Some(main_depth);
+        self
+    }
+
     /// A helper for a parallel search (Lazy SMP): the same position and limits on the same
     /// table, with helper number `id` (from 1). Helpers share what they find through the table
-    /// only; they skip the root VCT (the main thread runs it) and report nothing. They run until
+    /// only; they skip the root VCT (the main thread runs it) and report nothing; `main_depth` is
+    /// the main thread's last completed depth. They run until
     /// `stop`, `main_done` or their own time or depth limit: a node limit counts the main
     /// thread's nodes, not theirs.
     pub(crate) fn helper(
@@ -313,6 +325,7 @@ impl<'a> Searcher<'a> {
         weights: &'a EvalWeights,
         limits: Limits,
         [stop, main_done]: [&'a AtomicBool; 2],
+        main_depth: &'a AtomicU32,
         id: usize,
     ) -> Searcher<'a> {
         let limits = Limits {
@@ -322,6 +335,7 @@ impl<'a> Searcher<'a> {
         };
         let mut s = Searcher::new(pos, tt, weights, limits, stop);
         s.main_done = Some(main_done);
+        s.main_depth = Some(main_depth);
         s.root_vct = 0;
         s.helper_id = id;
         s
@@ -1098,11 +1112,14 @@ impl<'a> Searcher<'a> {
         }
         let mut settled = Settled::default();
         for depth in 1..=max_depth {
-            // Helpers spread over depths: every other helper skips every other iteration, so
-            // the threads run ahead of one another and fill the table for each other.
-            if self.helper_id > 0 && depth < max_depth && (depth as usize + self.helper_id) % 2 == 0
-            {
-                continue;
+            // Helpers run ahead of the main thread: each starts its next iteration one or two
+            // plies past the main thread's last completed one (odd helpers two), so the table
+            // holds deeper results when the main thread gets there.
+            if self.helper_id > 0 && depth < max_depth {
+                let main = self.main_depth.map_or(0, |d| d.load(Ordering::Relaxed)) as i32;
+                if depth <= main + (self.helper_id % 2) as i32 {
+                    continue;
+                }
             }
             let mut lines: Vec<Line> = Vec::new();
             let mut excluded: Vec<Sq> = Vec::new();
@@ -1151,6 +1168,11 @@ impl<'a> Searcher<'a> {
             lines.sort_by_key(|l| std::cmp::Reverse(l.score.internal()));
             best_lines = lines;
             self.completed_depth = depth as u32;
+            if self.helper_id == 0 {
+                if let Some(d) = self.main_depth {
+                    d.store(depth as u32, Ordering::Relaxed);
+                }
+            }
             if let Some(line) = best_lines.first() {
                 self.deepest = Some((depth as u32, line.clone()));
             }
