@@ -143,3 +143,50 @@ pub fn order_sample(size: BoardSize, rule: Rule, moves: &[Point]) -> Option<Orde
         features,
     })
 }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{EvalWeights, evaluate};
+
+    /// The fit (`scripts/tune/fit.py`) takes the evaluation to be the features times their
+    /// weights plus `tempo`: with every weight set to something different, the two agree on
+    /// every quiet position of a pseudo-random game, for both sides to move and both rules.
+    #[test]
+    fn the_evaluation_is_the_features_times_their_weights() {
+        let names = names();
+        let mut text = String::from("tempo 7\n");
+        for (i, name) in names.iter().enumerate() {
+            text.push_str(&format!("{name} {}\n", (i as i32 * 37) % 101 - 50));
+        }
+        let weights: EvalWeights = text.parse().expect("every feature is a weight");
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut compared = 0;
+        for rule in [Rule::Freestyle, Rule::Renju, Rule::Caro] {
+            let mut board = Board::new(BoardSize::STANDARD);
+            let mut side = Color::Black;
+            for _ in 0..60 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let p = Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                if board.place(p, side).is_err() {
+                    continue;
+                }
+                side = side.opponent();
+                let Some(f) = features(&board, rule, side) else {
+                    continue;
+                };
+                let by_features: i32 = f
+                    .iter()
+                    .zip(&names)
+                    .map(|(v, n)| v * weights.get(n).expect("a weight"))
+                    .sum::<i32>()
+                    + 7;
+                let pos = Position::new(&board, rule, side);
+                assert_eq!(evaluate(&pos, &weights), by_features, "{rule:?} {board:?}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 40, "only {compared} quiet positions");
+    }
+}
