@@ -315,8 +315,8 @@ impl<'a> Searcher<'a> {
 
     /// A helper for a parallel search (Lazy SMP): the same position and limits on the same
     /// table, with helper number `id` (from 1). Helpers share what they find through the table
-    /// only; they skip the root VCT (the main thread runs it) and report nothing; `main_depth` is
-    /// the main thread's last completed depth. They run until
+    /// only; they skip the root VCT (the main thread runs it) and report nothing. `main_depth`
+    /// is the main thread's last completed depth, which they keep ahead of. They run until
     /// `stop`, `main_done` or their own time or depth limit: a node limit counts the main
     /// thread's nodes, not theirs.
     pub(crate) fn helper(
