@@ -143,6 +143,7 @@ pub fn order_sample(size: BoardSize, rule: Rule, moves: &[Point]) -> Option<Orde
         features,
     })
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,7 +151,7 @@ mod tests {
 
     /// The fit (`scripts/tune/fit.py`) takes the evaluation to be the features times their
     /// weights plus `tempo`: with every weight set to something different, the two agree on
-    /// every quiet position of a pseudo-random game, for both sides to move and both rules.
+    /// every quiet position of a pseudo-random game, for both sides to move, under three rules.
     #[test]
     fn the_evaluation_is_the_features_times_their_weights() {
         let names = names();
