@@ -81,7 +81,14 @@ test('players and a spectator on two nodes play one game to its end', { skip }, 
     for (const p of [alice, bob, carol]) await waitStones(p, i + 1);
   }
   for (const p of [alice, bob, carol]) await waitText(p, 'online-status', /^Black wins: five in a row$/);
-  // Node B's lobby and statistics see the game node A runs, and its three connections.
-  const stats = await (await fetch(nodeB.url + '/api/online/stats')).json();
-  assert.ok(stats.connections >= 3, JSON.stringify(stats));
+  // Node B's statistics see the game node A runs, its nine moves and its three connections.
+  // Nodes report to each other every second, so B's figures may lag A's for a moment: the
+  // test waits for them, as a reader of the page would.
+  let stats;
+  for (const deadline = Date.now() + 15000; ;) {
+    stats = await (await fetch(nodeB.url + '/api/online/stats')).json();
+    if ((stats.connections >= 3 && stats.moves >= moves.length) || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.ok(stats.connections >= 3 && stats.moves >= moves.length, JSON.stringify(stats));
 });
