@@ -680,6 +680,20 @@ impl Position {
         self.open_fours[ci(c)] > 0
     }
 
+    /// Whether `c` may have a straight four or a double four to make somewhere: when not, no
+    /// point wins in three for `c` (the move generator's `FlexFour`, and for the opponent its
+    /// forced answers to an open three). Exact but for black under renju, where it counts every
+    /// straight four, forbidden or not. Not for lean moves, which leave the combinations behind.
+    #[inline]
+    pub(crate) fn may_have_flex_four(&self, c: Color) -> bool {
+        debug_assert!(!self.lean);
+        if c == Color::Black && self.black_restricted {
+            self.may_have_open_four(c)
+        } else {
+            self.combo_count(c, Combo::FlexFour) > 0
+        }
+    }
+
     /// The last stone put, if any.
     pub(crate) fn last_move(&self) -> Option<Sq> {
         self.frames.last().map(|f| f.sq)

@@ -438,7 +438,17 @@ impl<'a> Searcher<'a> {
             _ => NO_MOVE,
         };
         // Step 4: threats decide before any search: a five wins, two opposing fives lose, a
-        // straight four (with no five to answer) wins in three.
+        // straight four (with no five to answer) wins in three. Where the counters show no
+        // five, straight four or double four for either side, the generator could only return
+        // quiet moves, not forced ones: Step 5b's cuts run first, and a node they end never
+        // generates its moves (the tree is the same).
+        let quiet = !self.pos.has_five(me)
+            && !self.pos.has_five(op)
+            && !self.pos.may_have_flex_four(me)
+            && !self.pos.may_have_flex_four(op);
+        if quiet && let Some(score) = self.prune_quiet(depth, ply, beta, pv_node, excluded) {
+            return score;
+        }
         let mut scratch = std::mem::take(&mut self.scratch[ply.min(MAX_PLY)]);
         let generated = generate(&mut self.pos, &mut scratch);
         self.scratch[ply.min(MAX_PLY)] = scratch;
@@ -473,45 +483,11 @@ impl<'a> Searcher<'a> {
         if horizon {
             return self.leaf(ply, beta, pv);
         }
-        // Step 5b: where no threat can hide (the opponent has no open three, so the node is
-        // not forced, and no point that makes a four-three or a double three), a node off the
-        // principal variation may end on its static evaluation. Any attack the opponent could
-        // start takes him two moves at least, which the evaluation's fork terms weigh.
-        if !pv_node
-            && ply > 0
-            && excluded == NO_MOVE
+        if !quiet
             && forced == Forced::No
-            && self.pos.fork_count(op) == 0
-            && beta.abs() < WIN_BOUND
+            && let Some(score) = self.prune_quiet(depth, ply, beta, pv_node, excluded)
         {
-            let static_eval = evaluate(&self.pos, self.weights);
-            // Step 5c: reverse futility: near the horizon, an evaluation above beta by a margin
-            // per ply left stands.
-            if depth <= FUTILITY_DEPTH && static_eval - FUTILITY_MARGIN * depth >= beta {
-                return static_eval;
-            }
-            // Step 5d: null move: a stone never hurts its owner in five in a row (but for
-            // black's rare forbidden points under renju and overlines where a five must be
-            // exact), so a pass is a lower bound on the best move. When even a pass, searched
-            // shallower, holds beta, the node fails high. One pass per line; a pass's "win" is
-            // not taken as proven.
-            if depth >= null_move_depth(self.pos.rule()) && static_eval >= beta && !self.null_before
-            {
-                let reduction = 2 + depth / 6;
-                self.pos.pass();
-                self.null_before = true;
-                let mut child = Vec::new();
-                let score =
-                    -self.search(depth - 1 - reduction, ply + 1, -beta, -beta + 1, &mut child);
-                self.null_before = false;
-                self.pos.pass();
-                if self.aborted {
-                    return 0;
-                }
-                if score >= beta {
-                    return if score > WIN_BOUND { beta } else { score };
-                }
-            }
+            return score;
         }
         // Step 5e: internal iterative reduction: a quiet node deep enough that the table has
         // no move for is searched a ply shallower. Without a first move to trust, most of a
@@ -702,6 +678,58 @@ impl<'a> Searcher<'a> {
             bound,
         });
         best
+    }
+
+    // Step 5b and its cuts, for a node whose moves are not forced: a score ends the node.
+    fn prune_quiet(
+        &mut self,
+        depth: i32,
+        ply: usize,
+        beta: i32,
+        pv_node: bool,
+        excluded: u32,
+    ) -> Option<i32> {
+        // Step 5b: where no threat can hide (the opponent has no open three, so the node is
+        // not forced, and no point that makes a four-three or a double three), a node off the
+        // principal variation may end on its static evaluation. Any attack the opponent could
+        // start takes him two moves at least, which the evaluation's fork terms weigh.
+        let op = self.pos.side().opponent();
+        if !pv_node
+            && ply > 0
+            && excluded == NO_MOVE
+            && self.pos.fork_count(op) == 0
+            && beta.abs() < WIN_BOUND
+        {
+            let static_eval = evaluate(&self.pos, self.weights);
+            // Step 5c: reverse futility: near the horizon, an evaluation above beta by a margin
+            // per ply left stands.
+            if depth <= FUTILITY_DEPTH && static_eval - FUTILITY_MARGIN * depth >= beta {
+                return Some(static_eval);
+            }
+            // Step 5d: null move: a stone never hurts its owner in five in a row (but for
+            // black's rare forbidden points under renju and overlines where a five must be
+            // exact), so a pass is a lower bound on the best move. When even a pass, searched
+            // shallower, holds beta, the node fails high. One pass per line; a pass's "win" is
+            // not taken as proven.
+            if depth >= null_move_depth(self.pos.rule()) && static_eval >= beta && !self.null_before
+            {
+                let reduction = 2 + depth / 6;
+                self.pos.pass();
+                self.null_before = true;
+                let mut child = Vec::new();
+                let score =
+                    -self.search(depth - 1 - reduction, ply + 1, -beta, -beta + 1, &mut child);
+                self.null_before = false;
+                self.pos.pass();
+                if self.aborted {
+                    return Some(0);
+                }
+                if score >= beta {
+                    return Some(if score > WIN_BOUND { beta } else { score });
+                }
+            }
+        }
+        None
     }
 
     // Step 5 (the leaf): an evaluation at or above beta stands; below it, a VCF for the side to
