@@ -129,6 +129,17 @@ impl PatTable {
         }
     }
 
+    /// How far from a cell a stone can change its patterns: 4 for a compact table (see
+    /// [`COMPACT_KEYS`]), else [`REACH`].
+    #[inline]
+    pub(crate) fn reach(&self) -> i32 {
+        if self.compact {
+            REACH as i32 - 1
+        } else {
+            REACH as i32
+        }
+    }
+
     /// Black's and white's patterns for `key`, classified on first use. Races only ever store
     /// the same value.
     #[inline]

@@ -158,6 +158,25 @@ fn pair_code(first: Pat, second: Pat) -> u8 {
     }
 }
 
+/// [`Position::line_of_diff`]'s mark for a difference off the four lines (or beyond five).
+const OFF_LINES: u8 = u8::MAX;
+
+/// The table behind [`Position::line_of_diff`] for a grid `stride` cells wide: a difference
+/// `dy * stride + dx` with `|dx| <= 5` has one reading when the stride is above ten, as every
+/// padded grid's is.
+fn lines_by_diff(stride: isize) -> Vec<u8> {
+    let reach = REACH as isize;
+    let span = reach * stride + reach;
+    let mut table = vec![OFF_LINES; (2 * span + 1) as usize];
+    let deltas = [1, stride, stride + 1, 1 - stride];
+    for (d, &delta) in deltas.iter().enumerate() {
+        for k in (-reach..=reach).filter(|&k| k != 0) {
+            table[(delta * k + span) as usize] = (d * 16) as u8 + (k + 5) as u8;
+        }
+    }
+    table
+}
+
 /// Extra rows and columns of edge around a bounded board, so line reads never leave the grid.
 const PAD: i32 = REACH as i32;
 /// Room left around the stones of the unbounded board, which the engine sees as a finite window.
@@ -251,6 +270,9 @@ pub(crate) struct Position {
     frames: Vec<Frame>,
     /// Move ordering's place of a cell against another, by their difference.
     places: Vec<u8>,
+    /// The line and offset of a cell against another, by their difference (see
+    /// [`Position::line_of_diff`]): `d * 16 + k + 5`, or [`OFF_LINES`].
+    lines_by_diff: Vec<u8>,
     table: PatTable,
     /// Steps between neighbours along the four directions.
     pub(crate) deltas: [isize; 4],
@@ -329,6 +351,7 @@ impl Position {
             undo_pairs: Vec::new(),
             frames: Vec::new(),
             places: crate::order::places_by_diff(stride as isize),
+            lines_by_diff: lines_by_diff(stride as isize),
             table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
@@ -720,6 +743,20 @@ impl Position {
         self.places[(diff + reach) as usize]
     }
 
+    /// The direction `d` and the offset `k` (±1 to ±5) with `diff == deltas[d] * k`, if a cell
+    /// `diff` cells after another lies on one of its four lines within five points.
+    #[inline(always)]
+    pub(crate) fn line_of_diff(&self, diff: isize) -> Option<(usize, i32)> {
+        let reach = (self.lines_by_diff.len() / 2) as isize;
+        if diff.abs() > reach {
+            return None;
+        }
+        match self.lines_by_diff[(diff + reach) as usize] {
+            OFF_LINES => None,
+            v => Some(((v >> 4) as usize, (v & 15) as i32 - 5)),
+        }
+    }
+
     /// The stone put before the last one, if any.
     pub(crate) fn move_before_last(&self) -> Option<Sq> {
         self.frames.len().checked_sub(2).map(|i| self.frames[i].sq)
@@ -846,6 +883,8 @@ impl Position {
     fn update_lines(&mut self, sq: Sq, v: u32, add: bool) {
         // Every offset but the stone's own, nearest first.
         const OFFSETS: [i32; 2 * PAD as usize] = [-1, 1, -2, 2, -3, 3, -4, 4, -5, 5];
+        // Cells farther than the table's reach keep their patterns: only their keys change.
+        let reach = self.table.reach();
         for d in 0..4 {
             let delta = self.deltas[d];
             for k in OFFSETS {
@@ -857,7 +896,7 @@ impl Position {
                     *slot |= bits;
                     debug_assert!((*slot as usize) < KEYS);
                     // A stone taken back restores the patterns from the undo log instead.
-                    if self.cells[t] == EMPTY {
+                    if self.cells[t] == EMPTY && k.abs() <= reach {
                         self.set_pats(t, d);
                     }
                 } else {
@@ -872,19 +911,18 @@ impl Position {
         for dy in -2..=2isize {
             for dx in -2..=2isize {
                 // Within the padding of a playable cell, so inside the grid.
+                // Edge cells count too but never join the list: the edge test runs only when a
+                // count leaves or reaches zero, not for every cell.
                 let t = (sq as isize + dy * s + dx) as usize;
-                if self.cells[t] == EDGE {
-                    continue;
-                }
                 if add {
                     self.near[t] += 1;
-                    if self.near[t] == 1 {
+                    if self.near[t] == 1 && self.cells[t] != EDGE {
                         self.near_index[t] = self.near_list.len() as u32;
                         self.near_list.push(t);
                     }
                 } else {
                     self.near[t] -= 1;
-                    if self.near[t] == 0 {
+                    if self.near[t] == 0 && self.cells[t] != EDGE {
                         let i = self.near_index[t] as usize;
                         self.near_list.swap_remove(i);
                         if let Some(&moved) = self.near_list.get(i) {

@@ -104,17 +104,13 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         // matter on a line through every threat point, which is cheap to test first; then
         // each survivor is tried on the board. A stone never gives the opponent a new threat,
         // so checking the old points is exact.
-        let deltas = pos.deltas;
         let delay = op_flex
             .iter()
             .copied()
             .find(|f| moves.iter().any(|m| m.0 == *f))
             .or(moves.first().map(|m| m.0));
         moves.retain(|(sq, a, _)| {
-            a.any_four()
-                || op_flex
-                    .iter()
-                    .all(|&f| *sq == f || on_lines(f, *sq, &deltas))
+            a.any_four() || op_flex.iter().all(|&f| *sq == f || on_lines(pos, f, *sq))
         });
         // Black's points under renju are left to the exact test on the board: a white stone
         // can turn a forbidden point into a playable one. Elsewhere a stone changes only the
@@ -173,17 +169,19 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
 /// on `sq`, read from the patterns (no forbidden test: not for black under renju).
 fn flex_four_with_stone(pos: &Position, f: Sq, c: Color, sq: Sq, stone: Color) -> bool {
     let mut pats = pos.pats(f, c);
-    let diff = sq as isize - f as isize;
-    for (d, &delta) in pos.deltas.iter().enumerate() {
-        if let Some(k) = (-5..=5isize).find(|&k| k != 0 && diff == delta * k) {
-            pats[d] = pos.pat_with_stone(f, c, d, k as i32, stone);
-            break;
-        }
+    if let Some((d, k)) = pos.line_of_diff(sq as isize - f as isize) {
+        pats[d] = pos.pat_with_stone(f, c, d, k, stone);
     }
     Combo::of(pats, false) == Combo::FlexFour
 }
 
-fn on_lines(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
+fn on_lines(pos: &Position, f: Sq, sq: Sq) -> bool {
+    pos.line_of_diff(sq as isize - f as isize).is_some()
+}
+
+/// [`on_lines`] by its definition, the one its table must agree with.
+#[cfg(test)]
+fn on_lines_by_deltas(f: Sq, sq: Sq, deltas: &[isize; 4]) -> bool {
     let diff = sq as isize - f as isize;
     deltas
         .iter()
@@ -1050,11 +1048,10 @@ impl<'a> Searcher<'a> {
         };
         // Step 3: the defences: the defender's own fours, and the points on the lines through
         // the threat point (only a stone there can stop the open four being made).
-        let deltas = self.pos.deltas;
         let mut defences: Vec<Sq> = cells
             .iter()
             .copied()
-            .filter(|&sq| sq == f || on_lines(f, sq, &deltas) || counter_fours.contains(&sq))
+            .filter(|&sq| sq == f || on_lines(&self.pos, f, sq) || counter_fours.contains(&sq))
             .collect();
         defences.retain(|&sq| !info(&mut self.pos, sq, defender).forbidden);
         // The line kept is the longest: the defender picks the defence that lasts, so the win's
@@ -1507,6 +1504,26 @@ mod tests {
 
     /// The table read of the open-three defence test agrees with playing the stone and looking
     /// again, on random crowded boards, for every colour, stone and pair of points on a line.
+    /// The line table reads every pair of cells of a square and of a wide board as the four
+    /// directions' steps do.
+    #[test]
+    fn the_line_table_agrees_with_the_directions_steps() {
+        use tengen_rules::{Board, BoardSize};
+        let mut on = 0;
+        for size in [BoardSize::STANDARD, BoardSize::rect(20, 7).expect("a size")] {
+            let pos = Position::new(&Board::new(size), Rule::Freestyle, Color::Black);
+            let cells = pos.playable().to_vec();
+            for &f in &cells {
+                for &sq in &cells {
+                    let by_steps = on_lines_by_deltas(f, sq, &pos.deltas);
+                    assert_eq!(on_lines(&pos, f, sq), by_steps, "{size:?} {f} {sq}");
+                    on += by_steps as u32;
+                }
+            }
+        }
+        assert!(on > 5_000, "{on}");
+    }
+
     #[test]
     fn the_straight_four_test_by_table_agrees_with_playing_the_stone() {
         let mut seed = 0x2545_f491_4f6c_dd1d;
@@ -1540,9 +1557,9 @@ mod tests {
                         .copied()
                         .filter(|&f| info(&mut pos, f, c).flex_four())
                         .collect();
-                    let deltas = pos.deltas;
                     for &f in &flex {
-                        for &sq in cells.iter().filter(|&&s| on_lines(f, s, &deltas)) {
+                        let deltas = pos.deltas;
+                        for &sq in cells.iter().filter(|&&s| on_lines_by_deltas(f, s, &deltas)) {
                             let by_table = flex_four_with_stone(&pos, f, c, sq, c.opponent());
                             pos.place(sq, c.opponent());
                             let on_board = info(&mut pos, f, c).flex_four();

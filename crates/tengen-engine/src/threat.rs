@@ -37,9 +37,81 @@ impl Info {
 
 const ORDER_WEIGHT: [i32; 10] = [0, 4, 12, 14, 60, 70, 500, 600, 10_000, 0];
 
+// One line's share of an [`Info`], packed so that the four lines' shares add up in one word
+// without carries: the order weight (bits 0-15, at most 4 × 10,000), fours (16-19, two for a
+// double four), straight fours (20-22), open threes (23-25), fives (26-28), overlines (29-31).
+const WEIGHT_BITS: u32 = 0xffff;
+const FOURS_AT: u32 = 16;
+const OPEN_FOURS_AT: u32 = 20;
+const THREES_AT: u32 = 23;
+const FIVES_AT: u32 = 26;
+const OVERLINES_AT: u32 = 29;
+
+/// Each pattern's share, by its four-bit code (codes past the last pattern never occur).
+const LINE_SHARE: [u32; 16] = {
+    let mut t = [0u32; 16];
+    let mut p = 0;
+    while p < ORDER_WEIGHT.len() {
+        let mut v = ORDER_WEIGHT[p] as u32;
+        if p == Pat::Five as usize {
+            v |= 1 << FIVES_AT;
+        } else if p == Pat::Overline as usize {
+            v |= 1 << OVERLINES_AT;
+        } else if p == Pat::FourOpen as usize {
+            v |= 1 << FOURS_AT | 1 << OPEN_FOURS_AT;
+        } else if p == Pat::FourDouble as usize {
+            v |= 2 << FOURS_AT;
+        } else if p == Pat::Four as usize {
+            v |= 1 << FOURS_AT;
+        } else if p == Pat::ThreeOpen as usize {
+            v |= 1 << THREES_AT;
+        }
+        t[p] = v;
+        p += 1;
+    }
+    t
+};
+
 /// The lines `c` would make on the empty `sq`, with the exact forbidden test for black under
 /// renju.
 pub(crate) fn info(pos: &mut Position, sq: Sq, c: Color) -> Info {
+    // The four lines' shares summed from the packed pattern bytes: the move generator asks
+    // this of every candidate for both colours at every node.
+    let shift = 4 * crate::position::ci(c) as u32;
+    let sum: u32 = pos
+        .packed_pats(sq)
+        .iter()
+        .map(|&b| LINE_SHARE[((b as u32 >> shift) & 15) as usize])
+        .sum();
+    let fours = (sum >> FOURS_AT) & 15;
+    let threes = (sum >> THREES_AT) & 7;
+    let overline = (sum >> OVERLINES_AT) & 7 != 0;
+    let mut i = Info {
+        five: (sum >> FIVES_AT) & 7 != 0,
+        fours: fours as u8,
+        open_four: (sum >> OPEN_FOURS_AT) & 7 != 0,
+        threes: threes as u8,
+        forbidden: false,
+        weight: (sum & WEIGHT_BITS) as i32,
+    };
+    if c == Color::Black
+        && pos.rule() == Rule::Renju
+        && !i.five
+        && (overline || i.fours >= 2 || i.threes >= 2)
+    {
+        i.forbidden = forbidden(pos, sq);
+        if i.forbidden {
+            // Black cannot play here, so neither side gains by looking at it.
+            i.weight = 0;
+        }
+    }
+    i
+}
+
+/// The same, the plain way: one line after another (the definition the table above must
+/// agree with).
+#[cfg(test)]
+fn info_by_lines(pos: &mut Position, sq: Sq, c: Color) -> Info {
     let pats = pos.pats(sq, c);
     let mut i = Info::default();
     let mut overline = false;
@@ -65,7 +137,6 @@ pub(crate) fn info(pos: &mut Position, sq: Sq, c: Color) -> Info {
     {
         i.forbidden = forbidden(pos, sq);
         if i.forbidden {
-            // Black cannot play here, so neither side gains by looking at it.
             i.weight = 0;
         }
     }
@@ -148,6 +219,55 @@ mod tests {
 
     fn board_of<S: AsRef<str>>(rows: &[S]) -> Board {
         Board::from_rows(rows).expect("a valid test board")
+    }
+
+    /// The packed-table `info` reads every empty point as the line-by-line definition does,
+    /// for both colours under each rule, along pseudo-random games dense enough for fours,
+    /// fives, overlines and forbidden points.
+    #[test]
+    fn info_by_table_agrees_with_info_line_by_line() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut kinds = std::collections::HashSet::new();
+        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+            for _game in 0..6 {
+                let mut board = Board::new(BoardSize::STANDARD);
+                let mut side = Color::Black;
+                for _ in 0..70 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let p =
+                        tengen_rules::Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                    if board.place(p, side).is_err() {
+                        continue;
+                    }
+                    side = side.opponent();
+                    let mut pos = Position::new(&board, rule, side);
+                    for q in BoardSize::STANDARD.points() {
+                        if !board.is_empty_at(q) {
+                            continue;
+                        }
+                        let sq = pos.sq(q).expect("on board");
+                        for c in [Color::Black, Color::White] {
+                            let fast = info(&mut pos, sq, c);
+                            assert_eq!(fast, info_by_lines(&mut pos, sq, c), "{rule:?} {board:?}");
+                            kinds.insert((
+                                fast.five,
+                                fast.fours.min(2),
+                                fast.open_four,
+                                fast.forbidden,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        // Fives, double fours, straight fours and forbidden points all came up.
+        assert!(kinds.iter().any(|k| k.0) && kinds.iter().any(|k| k.1 == 2));
+        assert!(
+            kinds.iter().any(|k| k.2) && kinds.iter().any(|k| k.3),
+            "{kinds:?}"
+        );
     }
 
     /// The engine's forbidden test must agree with the rules library's on every point.
