@@ -17,6 +17,8 @@ struct Frame {
     pats: u32,
     combos: u32,
     pairs: u32,
+    /// The length of the near-stone list.
+    near: u32,
     pat_counts: [[i32; PATS]; 2],
     pair_counts: [[i32; PAIRS]; 2],
     fives: [u32; 2],
@@ -235,10 +237,9 @@ pub(crate) struct Position {
     pats: Vec<u8>,
     /// Stones within two cells (king distance), for candidate moves.
     near: Vec<u8>,
-    /// The cells with `near > 0`, and each one's index in that list (`u32::MAX` when absent), so
-    /// that move generation costs the same on 15x15 and 100x100.
+    /// The playable cells with `near > 0`, in the order they came near a stone, so that move
+    /// generation costs the same on 15x15 and 100x100.
     near_list: Vec<Sq>,
-    near_index: Vec<u32>,
     /// Per colour, how many (empty cell, direction) pairs hold each pattern: the evaluation's
     /// raw material.
     pat_counts: [[i32; PATS]; 2],
@@ -323,7 +324,6 @@ impl Position {
             pats: vec![0; n * 4],
             near: vec![0; n],
             near_list: Vec::new(),
-            near_index: vec![u32::MAX; n],
             // Every cell's four lines start with nothing.
             pat_counts: {
                 let mut counts = [[0; PATS]; 2];
@@ -804,6 +804,7 @@ impl Position {
             pats: self.undo_pats.len() as u32,
             combos: self.undo_combos.len() as u32,
             pairs: self.undo_pairs.len() as u32,
+            near: self.near_list.len() as u32,
             pat_counts: self.pat_counts,
             pair_counts: self.pair_counts,
             fives: self.fives,
@@ -816,7 +817,7 @@ impl Position {
         self.hash ^= zobrist(sq, c);
         self.stones += 1;
         self.update_lines(sq, code(c) as u32, true);
-        self.update_near(sq, true);
+        self.mark_near(sq);
     }
 
     /// Plays `sq` for the side to move.
@@ -848,7 +849,7 @@ impl Position {
         self.hash ^= zobrist(sq, c);
         self.stones -= 1;
         self.update_lines(sq, code(c) as u32, false);
-        self.update_near(sq, false);
+        self.unmark_near(sq, frame.near);
         for (slot, old) in self.undo_pats.drain(frame.pats as usize..).rev() {
             self.pats[slot as usize] = old;
         }
@@ -906,33 +907,36 @@ impl Position {
         }
     }
 
-    fn update_near(&mut self, sq: Sq, add: bool) {
+    // Counts the stone on `sq` in the near counts of the cells within two points, and lists the
+    // cells it brings near a stone for the first time, at the end of the list. Edge cells count
+    // too but never join the list: the edge test runs only when a count reaches one.
+    fn mark_near(&mut self, sq: Sq) {
         let s = self.stride as isize;
         for dy in -2..=2isize {
             for dx in -2..=2isize {
                 // Within the padding of a playable cell, so inside the grid.
-                // Edge cells count too but never join the list: the edge test runs only when a
-                // count leaves or reaches zero, not for every cell.
                 let t = (sq as isize + dy * s + dx) as usize;
-                if add {
-                    self.near[t] += 1;
-                    if self.near[t] == 1 && self.cells[t] != EDGE {
-                        self.near_index[t] = self.near_list.len() as u32;
-                        self.near_list.push(t);
-                    }
-                } else {
-                    self.near[t] -= 1;
-                    if self.near[t] == 0 && self.cells[t] != EDGE {
-                        let i = self.near_index[t] as usize;
-                        self.near_list.swap_remove(i);
-                        if let Some(&moved) = self.near_list.get(i) {
-                            self.near_index[moved] = i as u32;
-                        }
-                        self.near_index[t] = u32::MAX;
-                    }
+                self.near[t] += 1;
+                if self.near[t] == 1 && self.cells[t] != EDGE {
+                    self.near_list.push(t);
                 }
             }
         }
+    }
+
+    // Takes the stone on `sq`, the last one put, out of the near counts. The cells whose count
+    // falls to zero are exactly those its `mark_near` listed, at the end of the list (stones
+    // come off in the reverse order they went on), so cutting the list back to its length
+    // before that stone restores it, order and all.
+    fn unmark_near(&mut self, sq: Sq, listed_before: u32) {
+        let s = self.stride as isize;
+        for dy in -2..=2isize {
+            for dx in -2..=2isize {
+                let t = (sq as isize + dy * s + dx) as usize;
+                self.near[t] -= 1;
+            }
+        }
+        self.near_list.truncate(listed_before as usize);
     }
 }
 
@@ -1048,15 +1052,25 @@ mod tests {
             let mut seed = 0x2545_f491_4f6c_dd1du64;
             let mut played = 0;
             let mut forks_seen = 0;
+            // The near-stone list before each stone on the board: a take-back restores it in
+            // the same order, which move ordering's ties follow.
+            let mut lists_before: Vec<Vec<Sq>> = Vec::new();
             for step in 0..400 {
                 let p = random_point(&mut seed, 4, 7);
                 let sq = pos.sq(p).expect("on the board");
                 if pos.is_empty(sq) && played < 30 {
+                    lists_before.push(pos.near_list.clone());
                     pos.make(sq);
                     played += 1;
                 } else if step % 3 == 0 && played > 0 {
                     pos.unmake();
                     played -= 1;
+                    assert_eq!(
+                        Some(&pos.near_list),
+                        lists_before.last(),
+                        "{rule:?} step {step}"
+                    );
+                    lists_before.pop();
                 }
                 assert_eq!(
                     pos.combo_counts,
@@ -1079,6 +1093,17 @@ mod tests {
                 assert!(
                     pos.pats == fresh.pats,
                     "{rule:?} patterns after step {step}"
+                );
+                let (mut near, mut fresh_near) = (pos.near_list.clone(), fresh.near_list.clone());
+                near.sort_unstable();
+                fresh_near.sort_unstable();
+                assert_eq!(
+                    near, fresh_near,
+                    "{rule:?} cells near stones after step {step}"
+                );
+                assert!(
+                    pos.playable().iter().all(|&c| pos.near[c] == fresh.near[c]),
+                    "{rule:?} near counts after step {step}"
                 );
                 assert!(
                     pos.combos == fresh.combos,
