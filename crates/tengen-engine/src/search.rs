@@ -758,6 +758,13 @@ impl<'a> Searcher<'a> {
     /// `line` holds the attacker's and defender's moves up to and including the five.
     pub(crate) fn vcf(&mut self, depth: u32, line: &mut Vec<Sq>) -> bool {
         let attacker = self.pos.side();
+        // Without a five or a four to make there is no VCF: most leaves, decided from the
+        // counters before the failure table is read (its load was half this probe's time),
+        // and not counted as a node.
+        if !self.pos.has_five(attacker) && !self.pos.may_have_four(attacker) {
+            line.clear();
+            return false;
+        }
         let key = self.pos.hash();
         if self.tt.vcf_failed(key, depth) {
             return false;
