@@ -86,7 +86,7 @@ pub(crate) fn info(pos: &mut Position, sq: Sq, c: Color) -> Info {
     let fours = (sum >> FOURS_AT) & 15;
     let threes = (sum >> THREES_AT) & 7;
     let overline = (sum >> OVERLINES_AT) & 7 != 0;
-    let mut i = Info {
+    let i = Info {
         five: (sum >> FIVES_AT) & 7 != 0,
         fours: fours as u8,
         open_four: (sum >> OPEN_FOURS_AT) & 7 != 0,
@@ -94,6 +94,12 @@ pub(crate) fn info(pos: &mut Position, sq: Sq, c: Color) -> Info {
         forbidden: false,
         weight: (sum & WEIGHT_BITS) as i32,
     };
+    with_forbidden_test(pos, sq, c, i, overline)
+}
+
+// `i` with black's exact forbidden test under renju, for a point where black would make an
+// overline, two fours or two open threes.
+fn with_forbidden_test(pos: &mut Position, sq: Sq, c: Color, mut i: Info, overline: bool) -> Info {
     if c == Color::Black
         && pos.rule() == Rule::Renju
         && !i.five
@@ -130,17 +136,7 @@ fn info_by_lines(pos: &mut Position, sq: Sq, c: Color) -> Info {
             _ => {}
         }
     }
-    if c == Color::Black
-        && pos.rule() == Rule::Renju
-        && !i.five
-        && (overline || i.fours >= 2 || i.threes >= 2)
-    {
-        i.forbidden = forbidden(pos, sq);
-        if i.forbidden {
-            i.weight = 0;
-        }
-    }
-    i
+    with_forbidden_test(pos, sq, c, i, overline)
 }
 
 /// Whether black may not play the empty `sq` under renju: overline, double-four, or two real
