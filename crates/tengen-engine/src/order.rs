@@ -180,7 +180,7 @@ fn parse_table(text: &str) -> [i32; ORDER_WEIGHTS] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tengen_rules::{Board, BoardSize, Point, Rule};
+    use tengen_rules::{Board, BoardSize, Rule};
 
     /// The search's table reads give the sum of the weights of the features the fit saw, on
     /// every empty cell of positions from random renju games, both colours to move.
@@ -193,10 +193,7 @@ mod tests {
                 let mut board = Board::new(BoardSize::STANDARD);
                 let mut pos = Position::new(&board, rule, Color::Black);
                 for _ in 0..(10 + game * 2) {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let p = Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                    let p = crate::position::random_point(&mut seed, 3, 9);
                     let sq = pos.sq(p).expect("on the board");
                     if !pos.is_empty(sq) {
                         continue;

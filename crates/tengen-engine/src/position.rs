@@ -940,6 +940,19 @@ impl Position {
     }
 }
 
+/// The next point of a fixed pseudo-random walk (xorshift) in the `span` x `span` square whose
+/// corner is (`lo`, `lo`): the tests' way to reach positions dense with threats.
+#[cfg(test)]
+pub(crate) fn random_point(seed: &mut u64, lo: i32, span: u64) -> Point {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    Point::new(
+        lo + (*seed % span) as i32,
+        lo + (*seed / span % span) as i32,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1029,18 +1042,6 @@ mod tests {
         // One line alone, or a straight four, is no pair.
         assert_eq!(line_pair([TwoOpen, None, None, None]), NO_PAIR);
         assert_eq!(line_pair([FourOpen, Three, None, None]), NO_PAIR);
-    }
-
-    // The next point of a fixed pseudo-random walk (xorshift) in the `span` x `span` square
-    // whose corner is (`lo`, `lo`).
-    fn random_point(seed: &mut u64, lo: i32, span: u64) -> Point {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        Point::new(
-            lo + (*seed % span) as i32,
-            lo + (*seed / span % span) as i32,
-        )
     }
 
     #[test]

@@ -229,11 +229,7 @@ mod tests {
                 let mut board = Board::new(BoardSize::STANDARD);
                 let mut side = Color::Black;
                 for _ in 0..70 {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let p =
-                        tengen_rules::Point::new(3 + (seed % 9) as i32, 3 + (seed / 9 % 9) as i32);
+                    let p = crate::position::random_point(&mut seed, 3, 9);
                     if board.place(p, side).is_err() {
                         continue;
                     }
