@@ -7,9 +7,9 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use tengen_rules::{Board, BoardSize, Choice, Color, Point, Rule, forbidden};
+use tengen_rules::{Board, BoardSize, Choice, Color, Game, Pending, Phase, Point, Rule, forbidden};
 
-use crate::{Engine, Level, Limits, Line, Score};
+use crate::{Engine, Level, Limits, Line, Played, Score, TimeControl};
 
 /// Within this many evaluation units of even (either way) a swap2 position counts as balanced:
 /// the one to choose places two more stones rather than take a side that is no better.
@@ -146,6 +146,54 @@ pub fn answer_draw(
 /// never resigned at any level.
 pub fn resigns(level: Level, score: Score) -> bool {
     level == Level::Master && matches!(score, Score::Loss(n) if n <= RESIGN_WITHIN_PLIES)
+}
+
+/// What the computer does when [`Game::pending`] waits for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Act {
+    /// A stone on this point (`None`: the search found no move, as on a full board).
+    Stone(Option<Point>),
+    /// A swap decision.
+    Choose(Choice),
+    /// Resign ([`resigns`]).
+    Resign,
+}
+
+/// The computer's act in `game` at `level` within the clock `tc`: in a swap opening the stones
+/// it places and the colour it takes, then its moves, and resignation where [`resigns`] says
+/// so. The web app and `tengen play` both act through it. `None` when the game is over.
+pub fn act(
+    engine: &mut Engine,
+    game: &Game,
+    level: Level,
+    tc: &TimeControl,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Option<Act> {
+    let limits = judgement_limits(level);
+    let (board, rule) = (game.board(), game.rule());
+    match game.pending() {
+        Pending::Over => None,
+        Pending::Choice { may_place_two, .. } => {
+            let side = game.to_move()?;
+            let j = judge(engine, board, rule, side, &limits, stop);
+            Some(Act::Choose(choice(j.black_value, may_place_two)))
+        }
+        Pending::Move { color, .. } if matches!(game.phase(), Phase::Placing { .. }) => {
+            if game.moves().len() < 3 {
+                return Some(Act::Stone(opening_stone(board, seed)));
+            }
+            Some(Act::Stone(balancing_stone(
+                engine, board, rule, color, &limits, stop,
+            )))
+        }
+        Pending::Move { .. } => Some(match engine.play_scored(game, level, tc, seed, stop) {
+            Some(Played {
+                score: Some(score), ..
+            }) if resigns(level, score) => Act::Resign,
+            played => Act::Stone(played.map(|p| p.at)),
+        }),
+    }
 }
 
 /// One of the first three stones of an opening the computer places by rule of thumb (swap,

@@ -22,9 +22,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use tengen_engine::{Engine, Level, Limits, Played, Score, decide};
+use tengen_engine::{Level, Limits, Score, decide};
 use tengen_rules::{
-    BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Phase, Point, Record,
+    BoardSize, Choice, Color, ForbiddenPolicy, Game, OpeningRule, Pending, Point, Record,
     RecordFormat, Rule, parse_point, point_name,
 };
 use tengen_wire::ClockSpec;
@@ -723,48 +723,6 @@ enum ComputerAct {
     Resigned,
 }
 
-/// What the engine decides in a swap opening.
-#[derive(Debug)]
-enum ComputerDecision {
-    Stone(Option<Point>),
-    Choose(Choice),
-    Resign,
-}
-
-/// The computer's decision or stone in a swap opening (`tengen_engine::decide`).
-fn opening_decision(
-    engine: &mut Engine,
-    game: &Game,
-    level: Level,
-    seed: u64,
-    stop: &AtomicBool,
-) -> Option<ComputerDecision> {
-    let limits = decide::judgement_limits(level);
-    let (board, rule) = (game.board(), game.rule());
-    match game.pending() {
-        Pending::Choice { may_place_two, .. } => {
-            let side = game.to_move()?;
-            let j = decide::judge(engine, board, rule, side, &limits, stop);
-            Some(ComputerDecision::Choose(decide::choice(
-                j.black_value,
-                may_place_two,
-            )))
-        }
-        Pending::Move { color, .. } => {
-            if !matches!(game.phase(), Phase::Placing { .. }) {
-                return None;
-            }
-            if game.moves().len() < 3 {
-                return Some(ComputerDecision::Stone(decide::opening_stone(board, seed)));
-            }
-            Some(ComputerDecision::Stone(decide::balancing_stone(
-                engine, board, rule, color, &limits, stop,
-            )))
-        }
-        Pending::Over => None,
-    }
-}
-
 /// The computer acts once in `shared`'s game: a stone or, in a swap opening, a decision.
 async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, ApiError> {
     let (game, level, tc, seed, version, stop) = {
@@ -787,14 +745,7 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, Ap
     let decision = app
         .pool
         .run(Priority::Move, stop.clone(), move |engine, stop| {
-            opening_decision(engine, &game, level, seed, stop).unwrap_or_else(|| {
-                match engine.play_scored(&game, level, &tc, seed, stop) {
-                    Some(Played {
-                        score: Some(score), ..
-                    }) if decide::resigns(level, score) => ComputerDecision::Resign,
-                    played => ComputerDecision::Stone(played.map(|p| p.at)),
-                }
-            })
+            decide::act(engine, &game, level, &tc, seed, stop).unwrap_or(decide::Act::Stone(None))
         })
         .await?;
     let mut s = shared.lock().await;
@@ -814,7 +765,7 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, Ap
         return Err(ApiError::Conflict("the computer lost on time".into()));
     }
     match decision {
-        ComputerDecision::Choose(c) => {
+        decide::Act::Choose(c) => {
             commit(
                 app,
                 &mut s,
@@ -825,12 +776,12 @@ async fn computer_act(app: &AppState, shared: &Shared) -> Result<ComputerAct, Ap
             .await?;
             Ok(ComputerAct::Choice(c.name()))
         }
-        ComputerDecision::Stone(mv) => {
+        decide::Act::Stone(mv) => {
             let mv = mv.ok_or_else(|| ApiError::Engine("the engine found no move".into()))?;
             commit(app, &mut s, Event::Move { at: [mv.x, mv.y] }).await?;
             Ok(ComputerAct::Move(point_name(size, mv)))
         }
-        ComputerDecision::Resign => {
+        decide::Act::Resign => {
             let color = s
                 .game
                 .to_move()

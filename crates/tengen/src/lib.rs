@@ -2,4 +2,5 @@
 //! parsing and printing, so that it can be tested without a process.
 
 pub mod analyze;
+pub mod play;
 pub mod referee;

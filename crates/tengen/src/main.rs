@@ -31,6 +31,9 @@ enum Command {
     Serve(ServeArgs),
     /// Judge a game record: who won and why, whose turn it is, black's forbidden points.
     Referee(RefereeArgs),
+    /// Play in the terminal: against the computer, two people at one keyboard, or the computer
+    /// against itself.
+    Play(PlayArgs),
     /// Analyse the position a record reaches: best move, evaluation, best line, N best.
     Analyze(AnalyzeArgs),
     /// Search a fixed set of positions to a fixed depth; the node count is the search's signature.
@@ -43,6 +46,38 @@ enum Command {
     Bot(BotArgs),
     /// Load-test a server's online play: N games at once of random moves, over loopback.
     Loadtest(LoadtestArgs),
+}
+
+#[derive(clap::Args)]
+struct PlayArgs {
+    /// freestyle, standard, renju or caro.
+    #[arg(long, default_value = "freestyle")]
+    rule: Rule,
+    /// Board size: 15, 20, 16x14 (any side from 5 to 100) or unbounded.
+    #[arg(long, default_value = "15")]
+    size: BoardSize,
+    /// Opening rule: free, beginner (centre first), swap or swap2.
+    #[arg(long, default_value = "free")]
+    opening: tengen_rules::OpeningRule,
+    /// The computer's level: beginner, intermediate, expert or master.
+    #[arg(long, default_value = "expert")]
+    level: tengen_engine::Level,
+    /// The side you play: black, white, both (two people) or none (the computer plays itself).
+    /// Under swap openings black is the first player, who places the opening stones.
+    #[arg(long, default_value = "black")]
+    you: tengen::play::Players,
+    /// The computer's time for a move, in milliseconds (its level may take less).
+    #[arg(long, default_value_t = 3_000)]
+    time: u64,
+    /// The computer's search threads (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=tengen_engine::MAX_THREADS as i64))]
+    threads: Option<u16>,
+    /// Seed of the lower levels' human-like choices (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Go on from the game in this record (plain move list, .psq or .sgf).
+    #[arg(long)]
+    load: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -125,6 +160,7 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Serve(args) => serve(args),
         Command::Referee(args) => referee(args),
+        Command::Play(args) => play(args),
         Command::Analyze(args) => analyze(args),
         Command::Bench(args) => bench(args),
         Command::Match(args) => run_match(args),
@@ -358,6 +394,51 @@ fn analyze(args: AnalyzeArgs) -> ExitCode {
             .map_err(Into::into)
     });
     report("analyze", analysed, args.json, |a| a.to_text())
+}
+
+fn play(args: PlayArgs) -> ExitCode {
+    let record = match &args.load {
+        None => None,
+        Some(path) => match read_input(Some(path)).and_then(|text| {
+            tengen_rules::Record::parse_auto(&text, args.size)
+                .with_context(|| format!("cannot read the record {}", path.display()))
+        }) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!("tengen play: {e:#}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let options = tengen::play::PlayOptions {
+        size: record.as_ref().map_or(args.size, |r| r.size),
+        rule: args.rule,
+        opening: args.opening,
+        level: args.level,
+        players: args.you,
+        move_time: Duration::from_millis(args.time),
+        threads: args.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        ),
+        seed: args.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        }),
+        record,
+    };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match tengen::play::play(&options, &mut input, &mut out) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen play: {:#}", anyhow::Error::from(e));
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn bench(args: BenchArgs) -> ExitCode {

@@ -1,0 +1,101 @@
+//! `tengen play`, the real binary over real pipes: a person's commands on standard input, the
+//! board and the computer's moves on standard output.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn play(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+        .arg("play")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tengen starts");
+    child
+        .stdin
+        .take()
+        .expect("a pipe")
+        .write_all(input.as_bytes())
+        .expect("input written");
+    child.wait_with_output().expect("tengen ends")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_game_against_the_computer_is_saved_and_reads_back() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let sgf = dir.path().join("game.sgf");
+    let input = format!("h8\nj10\nsave {}\nquit\n", sgf.display());
+    let out = play(
+        &[
+            "--rule", "renju", "--level", "beginner", "--seed", "5", "--time", "300",
+        ],
+        &input,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    // Two moves of ours, two answers.
+    assert_eq!(stdout.matches("White plays ").count(), 2, "{stdout}");
+    assert!(stdout.contains("Saved 4 moves"), "{stdout}");
+    let saved = std::fs::read_to_string(&sgf).expect("the record was written");
+    let record = tengen_rules::Record::parse_auto(&saved, tengen_rules::BoardSize::STANDARD)
+        .expect("the record reads back");
+    assert_eq!(record.rule, Some(tengen_rules::Rule::Renju));
+    let names: Vec<String> = record
+        .moves
+        .iter()
+        .map(|&p| tengen_rules::point_name(record.size, p))
+        .collect();
+    assert_eq!(&names[0], "h8");
+    assert_eq!(&names[2], "j10");
+    // The computer's answers are the moves it announced.
+    for answer in [&names[1], &names[3]] {
+        assert!(
+            stdout.contains(&format!("White plays {answer}.")),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn a_loaded_record_goes_on_and_the_computer_finishes_it() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let file = dir.path().join("open-four.txt");
+    // Black has an open four on row 8 (e8 to h8): the computer, black, makes five.
+    std::fs::write(&file, "e8 e1 f8 f1 g8 g1 h8 a15").expect("written");
+    let out = play(
+        &[
+            "--load",
+            file.to_str().expect("a path"),
+            "--you",
+            "white",
+            "--level",
+            "master",
+            "--time",
+            "500",
+            "--threads",
+            "1",
+        ],
+        "",
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("Black wins: five in a row"), "{stdout}");
+}
+
+#[test]
+fn a_bad_record_is_refused_with_a_reason() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let file = dir.path().join("bad.txt");
+    std::fs::write(&file, "h8 h8").expect("written");
+    let out = play(&["--load", file.to_str().expect("a path")], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("tengen play:"), "{stderr}");
+    assert!(stderr.contains("h8"), "{stderr}");
+}
