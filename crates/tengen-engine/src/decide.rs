@@ -355,6 +355,58 @@ mod tests {
         }
     }
 
+    /// The computer's turn through a swap2 opening: three stones placed by rule of thumb, a
+    /// choice when one is pending, moves once colours are settled, nothing once the game is
+    /// over, and resignation only where a loss is proven close.
+    #[test]
+    fn a_turn_is_a_stone_a_choice_a_move_or_resignation() {
+        let mut engine = Engine::new(4);
+        let stop = AtomicBool::new(false);
+        let tc = TimeControl {
+            per_move: Some(200),
+            left: None,
+            increment: 0,
+        };
+        let mut game = Game::with_opening(BoardSize::STANDARD, Rule::Freestyle, OpeningRule::Swap2);
+        for _ in 0..3 {
+            let Some(Act::Stone(Some(p))) = act(&mut engine, &game, Level::Beginner, &tc, 1, &stop)
+            else {
+                panic!("a stone of the opening");
+            };
+            game.play(p).expect("a legal opening stone");
+        }
+        match act(&mut engine, &game, Level::Beginner, &tc, 1, &stop) {
+            Some(Act::Choose(c)) => game.choose(c).expect("an offered choice"),
+            other => panic!("a choice, not {other:?}"),
+        }
+        if game.phase().mover(Color::White).is_some() {
+            let Some(Act::Stone(Some(p))) = act(&mut engine, &game, Level::Master, &tc, 1, &stop)
+            else {
+                panic!("a move");
+            };
+            assert!(game.play(p).is_ok());
+        }
+        // Black with a straight four on row 8 and white to move: the master resigns a loss
+        // this close, the beginner plays on.
+        let mut lost = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+        for m in ["e8", "a1", "f8", "c1", "g8", "e1", "h8"] {
+            lost.play(tengen_rules::parse_point(BoardSize::STANDARD, m).expect("a point"))
+                .expect("legal");
+        }
+        assert_eq!(lost.to_move(), Some(Color::White));
+        assert_eq!(
+            act(&mut engine, &lost, Level::Master, &tc, 1, &stop),
+            Some(Act::Resign)
+        );
+        assert!(matches!(
+            act(&mut engine, &lost, Level::Beginner, &tc, 1, &stop),
+            Some(Act::Stone(Some(_)))
+        ));
+        lost.resign(Color::White)
+            .expect("the game goes on until now");
+        assert_eq!(act(&mut engine, &lost, Level::Master, &tc, 1, &stop), None);
+    }
+
     #[test]
     fn choices_follow_the_value() {
         assert_eq!(choice(0, true), Choice::PlaceTwo);
