@@ -160,6 +160,22 @@ struct Table<'a> {
 }
 
 impl Table<'_> {
+    /// Sets up the game to play: the options' opening on an empty board, or the record to go
+    /// on from (whose moves undo can take back).
+    fn start(&mut self) -> Result<(), PlayError> {
+        let options = self.options;
+        let mut game = match &options.record {
+            Some(record) => record.replay(options.rule, ForbiddenPolicy::Lose)?,
+            None => Game::with_opening(options.size, options.rule, options.opening),
+        };
+        // A forbidden point is refused, with the reason, rather than lost on: a friendly board.
+        game.set_forbidden_policy(ForbiddenPolicy::Refuse);
+        self.done = game.moves().iter().map(|&p| Action::Move(p)).collect();
+        self.undone.clear();
+        self.game = game;
+        Ok(())
+    }
+
     fn computer_to_act(&self) -> bool {
         match self.game.pending() {
             Pending::Move { seat, .. } | Pending::Choice { seat, .. } => {
@@ -345,17 +361,12 @@ pub fn play(
     engine.set_threads(options.threads);
     let mut table = Table {
         options,
-        game: new_game(options)?,
+        game: Game::new(options.size, options.rule),
         engine,
         done: Vec::new(),
         undone: Vec::new(),
     };
-    table.done = table
-        .game
-        .moves()
-        .iter()
-        .map(|&p| Action::Move(p))
-        .collect();
+    table.start()?;
     writeln!(
         out,
         "Tengen: {} on {}, {} opening, the computer at {} level. Type help for commands.",
@@ -453,14 +464,7 @@ pub fn play(
                 None => writeln!(out, "The game is over.")?,
             },
             Command::New => {
-                table.game = new_game(options)?;
-                table.done = table
-                    .game
-                    .moves()
-                    .iter()
-                    .map(|&p| Action::Move(p))
-                    .collect();
-                table.undone.clear();
+                table.start()?;
                 table.engine.clear_hash();
                 writeln!(out, "A new game.")?;
                 shown = false;
@@ -469,16 +473,6 @@ pub fn play(
             Command::Quit => return Ok(table.game.outcome().cloned()),
         }
     }
-}
-
-fn new_game(options: &PlayOptions) -> Result<Game, PlayError> {
-    let mut game = match &options.record {
-        Some(record) => record.replay(options.rule, ForbiddenPolicy::Lose)?,
-        None => Game::with_opening(options.size, options.rule, options.opening),
-    };
-    // A forbidden point is refused, with the reason, rather than lost on: a friendly board.
-    game.set_forbidden_policy(ForbiddenPolicy::Refuse);
-    Ok(game)
 }
 
 /// The board as text: black `X`, white `O`, the last stone in brackets, black's forbidden
