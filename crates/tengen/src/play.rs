@@ -239,6 +239,7 @@ impl Table<'_> {
             increment: 0,
         };
         let who = self.game.to_move().map_or("", Color::name);
+        let started = std::time::Instant::now();
         let act = decide::act(
             &mut self.engine,
             &self.game,
@@ -249,7 +250,12 @@ impl Table<'_> {
         );
         match act {
             Some(decide::Act::Stone(Some(p))) => match self.apply(Action::Move(p)) {
-                Ok(()) => format!("{} plays {}.", capitalised(who), self.name(p)),
+                Ok(()) => format!(
+                    "{} plays {} ({:.1} s).",
+                    capitalised(who),
+                    self.name(p),
+                    started.elapsed().as_secs_f64()
+                ),
                 Err(e) => self.computer_gives_up(&format!("its move was refused: {e}")),
             },
             Some(decide::Act::Choose(c)) => match self.apply(Action::Choose(c)) {

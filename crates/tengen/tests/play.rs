@@ -56,7 +56,7 @@ fn a_game_against_the_computer_is_saved_and_reads_back() {
     // The computer's answers are the moves it announced.
     for answer in [&names[1], &names[3]] {
         assert!(
-            stdout.contains(&format!("White plays {answer}.")),
+            stdout.contains(&format!("White plays {answer} (")),
             "{stdout}"
         );
     }
