@@ -50,9 +50,9 @@ enum Command {
 
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// freestyle, standard, renju or caro.
-    #[arg(long, default_value = "freestyle")]
-    rule: Rule,
+    /// freestyle, standard, renju or caro (default: a loaded record's own rule, else freestyle).
+    #[arg(long)]
+    rule: Option<Rule>,
     /// Board size: 15, 20, 16x14 (any side from 5 to 100) or unbounded.
     #[arg(long, default_value = "15")]
     size: BoardSize,
@@ -412,7 +412,10 @@ fn play(args: PlayArgs) -> ExitCode {
     };
     let options = tengen::play::PlayOptions {
         size: record.as_ref().map_or(args.size, |r| r.size),
-        rule: args.rule,
+        rule: args
+            .rule
+            .or(record.as_ref().and_then(|r| r.rule))
+            .unwrap_or_default(),
         opening: args.opening,
         level: args.level,
         players: args.you,

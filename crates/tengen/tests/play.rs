@@ -45,6 +45,16 @@ fn a_game_against_the_computer_is_saved_and_reads_back() {
     let saved = std::fs::read_to_string(&sgf).expect("the record was written");
     let record = tengen_rules::Record::parse_auto(&saved, tengen_rules::BoardSize::STANDARD)
         .expect("the record reads back");
+    // Loaded again without --rule, the game goes on under the record's own rule.
+    let again = play(
+        &["--load", sgf.to_str().expect("a path"), "--you", "both"],
+        "quit\n",
+    );
+    assert!(
+        text(&again.stdout).starts_with("Tengen: renju on 15x15"),
+        "{}",
+        text(&again.stdout)
+    );
     assert_eq!(record.rule, Some(tengen_rules::Rule::Renju));
     let names: Vec<String> = record
         .moves
