@@ -381,11 +381,7 @@ fn analyze(args: AnalyzeArgs) -> ExitCode {
     };
     let threads = args.threads.map_or_else(
         || {
-            if fixed {
-                1
-            } else {
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            }
+            if fixed { 1 } else { all_cores() }
         },
         usize::from,
     );
@@ -420,15 +416,8 @@ fn play(args: PlayArgs) -> ExitCode {
         level: args.level,
         players: args.you,
         move_time: Duration::from_millis(args.time),
-        threads: args.threads.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get()),
-            usize::from,
-        ),
-        seed: args.seed.unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64)
-        }),
+        threads: args.threads.map_or_else(all_cores, usize::from),
+        seed: args.seed.unwrap_or_else(clock_seed),
         record,
     };
     let stdin = std::io::stdin();
@@ -442,6 +431,18 @@ fn play(args: PlayArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Every core the machine offers (1 when it cannot say).
+fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A seed that differs from run to run: the clock's nanoseconds.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn bench(args: BenchArgs) -> ExitCode {
@@ -629,12 +630,8 @@ fn match_inner(args: MatchArgs) -> anyhow::Result<()> {
         config.openings = OpeningSource::from_arg(o, args.size, args.rule)?;
     }
     config.rotate = args.rotate;
-    config.seed = args.seed.unwrap_or_else(|| {
-        // Any varying value will do: the seed only picks random openings and symmetries.
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-    });
+    // Any varying value will do: the seed only picks random openings and symmetries.
+    config.seed = args.seed.unwrap_or_else(clock_seed);
     config.concurrency = args.concurrency.max(1);
     config.sprt = args
         .sprt

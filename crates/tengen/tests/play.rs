@@ -1,29 +1,16 @@
 //! `tengen play`, the real binary over real pipes: a person's commands on standard input, the
 //! board and the computer's moves on standard output.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn play(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .arg("play")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tengen starts");
-    child
-        .stdin
-        .take()
-        .expect("a pipe")
-        .write_all(input.as_bytes())
-        .expect("input written");
-    child.wait_with_output().expect("tengen ends")
-}
+use std::time::Duration;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+use common::Run;
+
+fn play(args: &[&str], input: &str) -> Run {
+    let mut all = vec!["play"];
+    all.extend_from_slice(args);
+    common::run_with_input(&all, input, Duration::from_secs(120))
 }
 
 #[test]
@@ -37,8 +24,8 @@ fn a_game_against_the_computer_is_saved_and_reads_back() {
         ],
         &input,
     );
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let stdout = &out.stdout;
+    assert!(out.status.success(), "{stdout}{}", out.stderr);
     // Two moves of ours, two answers.
     assert_eq!(stdout.matches("White plays ").count(), 2, "{stdout}");
     assert!(stdout.contains("Saved 4 moves"), "{stdout}");
@@ -51,9 +38,9 @@ fn a_game_against_the_computer_is_saved_and_reads_back() {
         "quit\n",
     );
     assert!(
-        text(&again.stdout).starts_with("Tengen: renju on 15x15"),
+        again.stdout.starts_with("Tengen: renju on 15x15"),
         "{}",
-        text(&again.stdout)
+        again.stdout
     );
     assert_eq!(record.rule, Some(tengen_rules::Rule::Renju));
     let names: Vec<String> = record
@@ -93,8 +80,8 @@ fn a_loaded_record_goes_on_and_the_computer_finishes_it() {
         ],
         "",
     );
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let stdout = &out.stdout;
+    assert!(out.status.success(), "{stdout}{}", out.stderr);
     assert!(stdout.contains("Black wins: five in a row"), "{stdout}");
 }
 
@@ -105,7 +92,7 @@ fn a_bad_record_is_refused_with_a_reason() {
     std::fs::write(&file, "h8 h8").expect("written");
     let out = play(&["--load", file.to_str().expect("a path")], "");
     assert!(!out.status.success());
-    let stderr = text(&out.stderr);
+    let stderr = &out.stderr;
     assert!(stderr.contains("tengen play:"), "{stderr}");
     assert!(stderr.contains("h8"), "{stderr}");
 }

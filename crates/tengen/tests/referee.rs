@@ -1,10 +1,12 @@
 //! Runs the real `tengen referee` binary over pipes.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
+/// `tengen referee`'s run: its exit code and output.
 struct Run {
     code: Option<i32>,
     stdout: String,
@@ -12,25 +14,13 @@ struct Run {
 }
 
 fn referee(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-        .arg("referee")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tengen starts");
-    child
-        .stdin
-        .take()
-        .expect("piped stdin")
-        .write_all(stdin.as_bytes())
-        .expect("stdin written");
-    let out = child.wait_with_output().expect("tengen ends");
+    let mut all = vec!["referee"];
+    all.extend_from_slice(args);
+    let run = common::run_with_input(&all, stdin, Duration::from_secs(60));
     Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: run.status.code(),
+        stdout: run.stdout,
+        stderr: run.stderr,
     }
 }
 

@@ -227,9 +227,13 @@ pub struct Run {
 
 /// Starts `tengen args...` with its output captured.
 pub fn spawn(args: &[&str]) -> Child {
+    spawn_with_stdin(args, Stdio::null())
+}
+
+fn spawn_with_stdin(args: &[&str], stdin: Stdio) -> Child {
     Command::new(TENGEN)
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -281,4 +285,16 @@ pub fn finish(mut child: Child, limit: Duration) -> Run {
 /// Runs `tengen args...` to its end within `limit`.
 pub fn run(args: &[&str], limit: Duration) -> Run {
     finish(spawn(args), limit)
+}
+
+/// Runs `tengen args...` with `input` on its standard input (then closed), to its end within
+/// `limit`.
+pub fn run_with_input(args: &[&str], input: &str, limit: Duration) -> Run {
+    use std::io::Write;
+    let mut child = spawn_with_stdin(args, Stdio::piped());
+    if let Some(mut stdin) = child.stdin.take() {
+        // A child that exits before reading all of it closes the pipe: not this test's failure.
+        stdin.write_all(input.as_bytes()).ok();
+    }
+    finish(child, limit)
 }
