@@ -1458,8 +1458,9 @@ fn singular_extensions(rule: Rule) -> bool {
 /// evaluation above the one two plies before): reverse futility's margin a ply smaller where it
 /// is, late-move reductions a ply larger where it is not. Self-play at 40k nodes a move against
 /// the search without it: freestyle 266.5-213.5 (+38.5 +/- 31 Elo, H1 after 480 games); renju
-/// 320-280 in 600 (+23 +/- 28, no decision) and 124.5-108.5 in 233 more (stopped), short of a
-/// decision, so renju goes without for now; standard and caro, untested, too.
+/// 320-280 in 600 (+23 +/- 28, no decision), 124.5-108.5 in 233 more (stopped), then 120-131
+/// (H0 after 251): about +14 in 1,084 games, so renju goes without; standard and caro,
+/// untested, too.
 fn uses_improving(rule: Rule) -> bool {
     rule == Rule::Freestyle
 }
