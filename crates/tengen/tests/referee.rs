@@ -4,31 +4,20 @@ mod common;
 
 use std::time::Duration;
 
+use common::Run;
 use serde_json::{Value, json};
-
-/// `tengen referee`'s run: its exit code and output.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
 
 fn referee(args: &[&str], stdin: &str) -> Run {
     let mut all = vec!["referee"];
     all.extend_from_slice(args);
-    let run = common::run_with_input(&all, stdin, Duration::from_secs(60));
-    Run {
-        code: run.status.code(),
-        stdout: run.stdout,
-        stderr: run.stderr,
-    }
+    common::run_with_input(&all, stdin, Duration::from_secs(60))
 }
 
 fn judged(args: &[&str], stdin: &str) -> Value {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
     let run = referee(&all, stdin);
-    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    assert_eq!(run.status.code(), Some(0), "stderr: {}", run.stderr);
     serde_json::from_str(&run.stdout).expect("one JSON object")
 }
 
@@ -86,16 +75,16 @@ fn lists_black_forbidden_points_when_black_is_to_move() {
 #[test]
 fn illegal_move_names_its_number_and_exits_2() {
     let run = referee(&[], "h8 i9 h8");
-    assert_eq!(run.code, Some(2));
+    assert_eq!(run.status.code(), Some(2));
     assert!(run.stderr.contains("move 3"), "{}", run.stderr);
     assert!(run.stderr.contains("occupied"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
     let run = referee(&[], "h8 i9 j10 p3");
-    assert_eq!(run.code, Some(2));
+    assert_eq!(run.status.code(), Some(2));
     assert!(run.stderr.contains("p3"), "{}", run.stderr);
     // A move after the game ended is illegal too.
     let run = referee(&[], "h8 h9 i8 i9 j8 j9 k8 k9 l8 l9");
-    assert_eq!(run.code, Some(2));
+    assert_eq!(run.status.code(), Some(2));
     assert!(run.stderr.contains("move 10"), "{}", run.stderr);
 }
 
@@ -108,11 +97,11 @@ fn unreadable_input_exits_2() {
         "Piskvorky 0x0, 1:1, 0\n",
     ] {
         let run = referee(&[], bad);
-        assert_eq!(run.code, Some(2), "{bad:?}: {}", run.stdout);
+        assert_eq!(run.status.code(), Some(2), "{bad:?}: {}", run.stdout);
         assert!(!run.stderr.is_empty());
     }
     let run = referee(&["/no/such/file.psq"], "");
-    assert_ne!(run.code, Some(0));
+    assert_ne!(run.status.code(), Some(0));
     assert!(run.stderr.contains("/no/such/file.psq"), "{}", run.stderr);
 }
 
@@ -156,7 +145,7 @@ fn moves_past_the_unbounded_boards_coordinates_exit_2_not_a_panic() {
         ("1000000000,5 1000000001,5", "1000000001,5"),
     ] {
         let run = referee(&["--size", "unbounded"], moves);
-        assert_eq!(run.code, Some(2), "{moves}: {}", run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{moves}: {}", run.stderr);
         assert!(
             run.stderr
                 .contains(&format!("{point} is off the unbounded board")),
@@ -187,12 +176,12 @@ fn moves_past_the_unbounded_boards_coordinates_exit_2_not_a_panic() {
 #[test]
 fn an_error_is_printed_once_and_a_long_token_is_cut() {
     let run = referee(&[], "h8 i9 h8");
-    assert_eq!(run.code, Some(2));
+    assert_eq!(run.status.code(), Some(2));
     assert_eq!(run.stderr.matches("occupied").count(), 1, "{}", run.stderr);
 
     let token = "x".repeat(1 << 20);
     let run = referee(&[], &format!("h8 {token} i9\n"));
-    assert_eq!(run.code, Some(2));
+    assert_eq!(run.status.code(), Some(2));
     assert_eq!(
         run.stderr.matches("cannot read coordinate").count(),
         1,
@@ -213,7 +202,7 @@ fn an_input_larger_than_any_record_is_refused() {
     let file = std::fs::File::create(&path).expect("created");
     file.set_len(65 << 20).expect("sized");
     let run = referee(&[path.to_str().expect("UTF-8 path")], "");
-    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("longer than 64 MiB"), "{}", run.stderr);
     assert!(run.stderr.len() < 300, "{} bytes", run.stderr.len());
 }
