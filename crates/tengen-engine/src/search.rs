@@ -1427,13 +1427,13 @@ const SCORE_FALL: i32 = 30;
 /// 10 + 5 per ply gained nothing (163-158 in 321). Later, with the null move and the history
 /// by side, renju's 7 + 3.5 per ply beat 8 + 4 at 40k nodes a move: 235-185 in 420 games
 /// (+42 +/- 33 Elo, H1), while freestyle's 5 + 2.5 lost to 6 + 3 (-38, H0 after 155 games).
-/// Standard and caro, untested, keep 8 + 4.
+/// Caro searches as freestyle does ([`searches_as_freestyle`]); standard keeps 8 + 4.
 fn breadth(rule: Rule, depth: i32) -> usize {
     let depth = depth.max(0) as usize;
     match rule {
-        Rule::Freestyle => 6 + 3 * depth,
+        Rule::Freestyle | Rule::Caro => 6 + 3 * depth,
         Rule::Renju => 7 + 7 * depth / 2,
-        Rule::Standard | Rule::Caro => 8 + 4 * depth,
+        Rule::Standard => 8 + 4 * depth,
     }
 }
 
@@ -1448,10 +1448,10 @@ fn null_move_depth(rule: Rule) -> i32 {
     }
 }
 
-/// Whether Step 6b's singular extension runs: under freestyle only (renju lost with it, 19-41
-/// in 60 self-play games at 40k nodes a move); standard and caro, untested, go without.
+/// Whether Step 6b's singular extension runs: under freestyle and caro (renju lost with it,
+/// 19-41 in 60 self-play games at 40k nodes a move; standard, [`searches_as_freestyle`]).
 fn singular_extensions(rule: Rule) -> bool {
-    rule == Rule::Freestyle
+    searches_as_freestyle(rule)
 }
 
 /// Whether Step 5c and Step 8 heed whether the side to move is improving (its static
@@ -1459,10 +1459,22 @@ fn singular_extensions(rule: Rule) -> bool {
 /// is, late-move reductions a ply larger where it is not. Self-play at 40k nodes a move against
 /// the search without it: freestyle 266.5-213.5 (+38.5 +/- 31 Elo, H1 after 480 games); renju
 /// 320-280 in 600 (+23 +/- 28, no decision), 124.5-108.5 in 233 more (stopped), then 120-131
-/// (H0 after 251): about +14 in 1,084 games, so renju goes without; standard and caro,
-/// untested, too.
+/// (H0 after 251): about +14 in 1,084 games, so renju goes without (and with the evaluation
+/// kept at every node, below, about +17 in 1,539 more: `docs/levels.md`); caro heeds it too,
+/// and standard does not ([`searches_as_freestyle`]).
 fn uses_improving(rule: Rule) -> bool {
-    rule == Rule::Freestyle
+    searches_as_freestyle(rule)
+}
+
+/// Whether a rule takes freestyle's measured settings of Steps 6b, 7 and 8 (the singular
+/// extension, the breadth 6 + 3 a ply and the improving flag) rather than the untuned ones
+/// (no singular extension, no improving flag, a breadth of 8 + 4). Self-play at 40k nodes a
+/// move, all three against none: caro 95-60 (+80 +/- 55 Elo, H1 after 154 games) and 143-105
+/// (+54 +/- 43, H1 after 247); at 300 ms a move 206-194 (+10 +/- 33, 400 games). Standard
+/// scored 145-153 with all three (-9 +/- 39, H0 after 298 games) and 99-98 with the breadth
+/// alone (197 games, stopped), so it keeps the untuned settings.
+fn searches_as_freestyle(rule: Rule) -> bool {
+    matches!(rule, Rule::Freestyle | Rule::Caro)
 }
 
 /// Step 8's late-move reductions are ln(depth) × ln(rank) divided by this. Renju's is measured
@@ -1566,13 +1578,19 @@ mod tests {
         assert_eq!(s.improving(2), Some(false), "level is not improving");
         s.static_evals[0] = NO_EVAL;
         assert_eq!(s.improving(2), None, "two plies before has none");
-        // Under renju the search does without it.
-        let pos = Position::new(&Board::new(BoardSize::STANDARD), Rule::Renju, Color::Black);
-        let weights = crate::weights_for(&None, Rule::Renju);
-        let mut s = Searcher::new(pos, &tt, weights, Limits::default(), &stop);
-        s.static_evals[0] = 10;
-        s.static_evals[2] = 11;
-        assert_eq!(s.improving(2), None);
+        // Caro heeds it as freestyle does; renju and standard do without it.
+        for (rule, expected) in [
+            (Rule::Caro, Some(true)),
+            (Rule::Renju, None),
+            (Rule::Standard, None),
+        ] {
+            let pos = Position::new(&Board::new(BoardSize::STANDARD), rule, Color::Black);
+            let weights = crate::weights_for(&None, rule);
+            let mut s = Searcher::new(pos, &tt, weights, Limits::default(), &stop);
+            s.static_evals[0] = 10;
+            s.static_evals[2] = 11;
+            assert_eq!(s.improving(2), expected, "{rule:?}");
+        }
     }
 
     /// The table read of the open-three defence test agrees with playing the stone and looking
