@@ -1431,9 +1431,9 @@ const SCORE_FALL: i32 = 30;
 fn breadth(rule: Rule, depth: i32) -> usize {
     let depth = depth.max(0) as usize;
     match rule {
-        Rule::Freestyle | Rule::Caro => 6 + 3 * depth,
         Rule::Renju => 7 + 7 * depth / 2,
-        Rule::Standard => 8 + 4 * depth,
+        _ if searches_as_freestyle(rule) => 6 + 3 * depth,
+        _ => 8 + 4 * depth,
     }
 }
 
@@ -1449,7 +1449,8 @@ fn null_move_depth(rule: Rule) -> i32 {
 }
 
 /// Whether Step 6b's singular extension runs: under freestyle and caro (renju lost with it,
-/// 19-41 in 60 self-play games at 40k nodes a move; standard, [`searches_as_freestyle`]).
+/// 19-41 in 60 self-play games at 40k nodes a move; standard goes without:
+/// [`searches_as_freestyle`]).
 fn singular_extensions(rule: Rule) -> bool {
     searches_as_freestyle(rule)
 }
@@ -1459,9 +1460,9 @@ fn singular_extensions(rule: Rule) -> bool {
 /// is, late-move reductions a ply larger where it is not. Self-play at 40k nodes a move against
 /// the search without it: freestyle 266.5-213.5 (+38.5 +/- 31 Elo, H1 after 480 games); renju
 /// 320-280 in 600 (+23 +/- 28, no decision), 124.5-108.5 in 233 more (stopped), then 120-131
-/// (H0 after 251): about +14 in 1,084 games, so renju goes without (and with the evaluation
-/// kept at every node, below, about +17 in 1,539 more: `docs/levels.md`); caro heeds it too,
-/// and standard does not ([`searches_as_freestyle`]).
+/// (H0 after 251): about +14 in 1,084 games, so renju goes without (with the evaluation kept
+/// at every node for it as well, about +17 in 1,539 more games, no SPRT decision:
+/// `docs/levels.md`); caro heeds it too, and standard does not ([`searches_as_freestyle`]).
 fn uses_improving(rule: Rule) -> bool {
     searches_as_freestyle(rule)
 }
@@ -1470,9 +1471,10 @@ fn uses_improving(rule: Rule) -> bool {
 /// extension, the breadth 6 + 3 a ply and the improving flag) rather than the untuned ones
 /// (no singular extension, no improving flag, a breadth of 8 + 4). Self-play at 40k nodes a
 /// move, all three against none: caro 95-60 (+80 +/- 55 Elo, H1 after 154 games) and 143-105
-/// (+54 +/- 43, H1 after 247); at 300 ms a move 206-194 (+10 +/- 33, 400 games). Standard
-/// scored 145-153 with all three (-9 +/- 39, H0 after 298 games) and 99-98 with the breadth
-/// alone (197 games, stopped), so it keeps the untuned settings.
+/// (+54 +/- 43, H1 after 247); at 300 ms a move 206-194 and at 100k nodes 204.5-195.5 (+10 and
+/// +8 +/- 34, 400 games each, no decision). Standard scored 145-153 with all three (-9 +/- 39,
+/// H0 after 298 games) and 99-98 with the breadth alone (197 games, stopped), so it keeps the
+/// untuned settings.
 fn searches_as_freestyle(rule: Rule) -> bool {
     matches!(rule, Rule::Freestyle | Rule::Caro)
 }
