@@ -210,6 +210,17 @@ fn zobrist(sq: Sq, c: Color) -> u64 {
     splitmix64((sq as u64) << 1 | ci(c) as u64)
 }
 
+/// The hash of an empty board under `rule`. The same stones make other threats under another
+/// rule (a forbidden point, an overline that is no five), and one engine, with one table,
+/// serves games under every rule (the web app's engines do), so each rule keys its positions
+/// apart. Freestyle's is zero: its keys are what they were before the rule was keyed.
+fn rule_key(rule: Rule) -> u64 {
+    match rule {
+        Rule::Freestyle => 0,
+        other => splitmix64(1 << 32 | other as u64),
+    }
+}
+
 /// SplitMix64's output for state `x`: a bijection that scatters neighbouring inputs far apart,
 /// for the Zobrist keys and for seeding the levels' random choices.
 #[inline]
@@ -355,7 +366,7 @@ impl Position {
             table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
-            hash: 0,
+            hash: rule_key(rule),
             playable: Vec::new(),
             stones: 0,
             area: (w * h) as u32,
@@ -957,6 +968,25 @@ pub(crate) fn random_point(seed: &mut u64, lo: i32, span: u64) -> Point {
 mod tests {
     use super::*;
     use tengen_rules::BoardSize;
+
+    #[test]
+    fn each_rule_keys_the_same_stones_apart() {
+        let mut board = tengen_rules::Board::new(BoardSize::STANDARD);
+        for (x, y, c) in [
+            (7, 7, Color::Black),
+            (8, 8, Color::White),
+            (6, 8, Color::Black),
+        ] {
+            board.place(Point::new(x, y), c).expect("an empty point");
+        }
+        for side in [Color::Black, Color::White] {
+            let keys: std::collections::HashSet<u64> = Rule::ALL
+                .iter()
+                .map(|&rule| Position::new(&board, rule, side).hash())
+                .collect();
+            assert_eq!(keys.len(), Rule::ALL.len(), "{side:?} to move");
+        }
+    }
 
     // Every colour's combination counts, recounted from the cells' patterns.
     fn recount(pos: &Position) -> [[u32; COMBOS]; 2] {
