@@ -1504,13 +1504,13 @@ fn singular_extensions(rule: Rule) -> bool {
 /// Whether Step 5c and Step 8 heed whether the side to move is improving (its static
 /// evaluation above the one two plies before): reverse futility's margin a ply smaller where it
 /// is, late-move reductions a ply larger where it is not. Self-play at 40k nodes a move against
-/// the search without it: freestyle 266.5-213.5 (+38.5 +/- 31 Elo, H1 after 480 games); renju
-/// 320-280 in 600 (+23 +/- 28, no decision), 124.5-108.5 in 233 more (stopped), then 120-131
-/// (H0 after 251): about +14 in 1,084 games, so renju goes without (with the evaluation kept
-/// at every node for it as well, about +17 in 1,539 more games, no SPRT decision:
-/// `docs/levels.md`); caro heeds it too, and standard does not ([`searches_as_freestyle`]).
+/// the search without it: freestyle 266.5-213.5 (+38.5 +/- 31 Elo, H1 after 480 games). Renju
+/// was ahead in every run but one, too little for an SPRT for +40 to decide (about +14 in 1,084
+/// games, and +17 in 1,539 more with the evaluation kept at every node); an SPRT for +15
+/// accepted it after 2,294 games (1,207.5-1,088.5 in 2,296, +18 +/- 14). Caro heeds it too,
+/// and standard does not ([`searches_as_freestyle`]).
 fn uses_improving(rule: Rule) -> bool {
-    searches_as_freestyle(rule)
+    searches_as_freestyle(rule) || rule == Rule::Renju
 }
 
 /// Whether a rule takes freestyle's measured settings of Steps 6b, 7 and 8 (the singular
@@ -1626,10 +1626,10 @@ mod tests {
         assert_eq!(s.improving(2), Some(false), "level is not improving");
         s.static_evals[0] = NO_EVAL;
         assert_eq!(s.improving(2), None, "two plies before has none");
-        // Caro heeds it as freestyle does; renju and standard do without it.
+        // Caro and renju heed it as freestyle does; standard does without it.
         for (rule, expected) in [
             (Rule::Caro, Some(true)),
-            (Rule::Renju, None),
+            (Rule::Renju, Some(true)),
             (Rule::Standard, None),
         ] {
             let pos = Position::new(&Board::new(BoardSize::STANDARD), rule, Color::Black);
