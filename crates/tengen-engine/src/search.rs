@@ -952,9 +952,9 @@ impl<'a> Searcher<'a> {
     /// `depth` own threats beyond its fours. On success `line` holds the first threat and, after
     /// it, the line played against the longest-lasting defence (every defence loses).
     ///
-    /// The open threes allowed grow one at a time up to `depth` (iterative deepening): a depth-
-    /// first attack with many threes to spend loses itself in long hopeless lines before it
-    /// tries the short win, and each failed round leaves its positions in the failure table,
+    /// The open threes allowed grow one at a time up to `depth` (iterative deepening): an
+    /// attack searched depth first with many threes to spend loses itself in long hopeless lines
+    /// before it tries the short win, and each failed round leaves its positions in the failure table,
     /// which the next round reads. On the defence set's 20 positions, the opponent to move and
     /// five threes allowed, it proves 14 wins in 426k nodes where the plain depth-first search
     /// proved 13 in 3.9M (and with four threes 10, one of its failures spending the whole
