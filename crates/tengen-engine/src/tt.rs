@@ -131,13 +131,14 @@ impl Table {
 
     /// Forgets everything. A fresh zeroed table instead of zeros written over the old one: the
     /// pages go back to the system and a large table costs nothing until it is filled again.
+    /// Empties the table where it stands. A fresh allocation would be zeroed only as each of its
+    /// pages is first written, by the next search, which would pay a page fault per page (on the
+    /// 2-core machine a 64 MB table's faults took a fifth of a 400 ms search); zeroing in place
+    /// pays once, here, and keeps the pages.
     pub(crate) fn clear(&mut self) {
-        let len = self.words.len();
-        // The old table is freed before the new one is asked for.
-        self.words = Vec::new();
-        self.words = bytemuck::zeroed_vec(len);
-        self.vcf_fail = Vec::new();
-        self.vcf_fail = bytemuck::zeroed_vec(VCF_FAIL_SLOTS);
+        for word in self.words.iter_mut().chain(self.vcf_fail.iter_mut()) {
+            *word.get_mut() = 0;
+        }
     }
 
     fn index(&self, key: u64) -> usize {
