@@ -58,19 +58,16 @@ fn main() {
 fn mean_ms(game: &Game, depth: u32, threads: usize, repeats: usize) -> f64 {
     let mut engine = Engine::new(64);
     engine.set_threads(threads);
-    let search = |engine: &mut Engine, game: &Game, depth: u32| {
-        let limits = Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        };
-        let start = Instant::now();
-        engine.search_game(game, &limits, &AtomicBool::new(false), &mut |_| {});
-        start.elapsed().as_secs_f64() * 1000.0
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
     };
     let mut total = 0.0;
     for _ in 0..repeats {
         engine.clear_hash();
-        total += search(&mut engine, game, depth);
+        let start = Instant::now();
+        engine.search_game(game, &limits, &AtomicBool::new(false), &mut |_| {});
+        total += start.elapsed().as_secs_f64() * 1000.0;
     }
     total / repeats.max(1) as f64
 }
