@@ -1,11 +1,11 @@
-//! The engine's board: stones on a padded grid with, for every cell and direction, the key of the
-//! line around it, kept up to date move by move, and from it each empty cell's patterns for both
-//! colours.
+//! The engine's board: stones on a padded grid and on every line of it, two bits a cell, so that
+//! the key of the line around any cell in any direction is read off one word or two; from the
+//! keys, each empty cell's patterns for both colours, kept up to date move by move.
 
 use tengen_rules::{Board, BoardSize, Color, MAX_UNBOUNDED_COORD, Point, Rule};
 
 use crate::pattern::{
-    BLACK, EDGE, EMPTY, FOUR_OR_FIVE, FiveKind, KEYS, LINE_COUNTS, LineCounts, PATS, Pat, PatTable,
+    BLACK, EDGE, EMPTY, FOUR_OR_FIVE, FiveKind, LINE_COUNTS, LineCounts, PATS, Pat, PatTable,
     REACH, WHITE, shift, unpack,
 };
 
@@ -179,6 +179,14 @@ fn lines_by_diff(stride: isize) -> Vec<u8> {
     table
 }
 
+/// The key (see [`shift`]) of the cell at the middle of eleven cells, two bits each, the first
+/// lowest: the five on each side without the middle one.
+#[inline(always)]
+fn key_of_window(window: u64) -> u32 {
+    let w = window as u32;
+    w & 0x3ff | (w >> 2) & (0x3ff << 10)
+}
+
 /// Extra rows and columns of edge around a bounded board, so line reads never leave the grid.
 const PAD: i32 = REACH as i32;
 /// Room left around the stones of the unbounded board, which the engine sees as a finite window.
@@ -241,8 +249,12 @@ pub(crate) struct Position {
     /// Board point of grid cell (PAD, PAD).
     origin: Point,
     cells: Vec<u8>,
-    /// Line keys, `keys[sq * 4 + dir]`.
-    keys: Vec<u32>,
+    /// Every line of the grid in each direction, two bits a cell (the cell values of a key),
+    /// edge beyond the grid: a stone changes one word a direction, and the key of any cell is
+    /// read off its line (see [`Position::key`]).
+    lines: Vec<u64>,
+    /// Where each cell sits in `lines`, `line_bits[sq * 4 + dir]`: the bit of its value.
+    line_bits: Vec<u32>,
     /// Patterns of empty cells, `pats[sq * 4 + dir]`, both colours in one byte as the pattern
     /// table packs them (black's in the low four bits).
     pats: Vec<u8>,
@@ -331,7 +343,8 @@ impl Position {
             stride,
             origin,
             cells: vec![EDGE; n],
-            keys: vec![0; n * 4],
+            lines: Vec::new(),
+            line_bits: vec![0; n * 4],
             pats: vec![0; n * 4],
             near: vec![0; n],
             near_list: Vec::new(),
@@ -371,25 +384,15 @@ impl Position {
             stones: 0,
             area: (w * h) as u32,
         };
+        pos.lay_out_lines(rows);
         for y in 0..h {
             for x in 0..w {
                 let sq = ((y + PAD) * stride + x + PAD) as usize;
                 pos.cells[sq] = EMPTY;
                 pos.playable.push(sq);
-            }
-        }
-        // Keys from scratch: every cell sees its neighbours' values.
-        for sq in 0..n {
-            for d in 0..4 {
-                let mut key = 0u32;
-                for k in -PAD..=PAD {
-                    if k == 0 {
-                        continue;
-                    }
-                    let v = pos.cell_at_offset(sq, d, k);
-                    key |= (v as u32) << shift(k);
+                for d in 0..4 {
+                    pos.set_line_cell(sq, d, EMPTY);
                 }
-                pos.keys[sq * 4 + d] = key;
             }
         }
         for &sq in &pos.playable.clone() {
@@ -408,13 +411,63 @@ impl Position {
         pos
     }
 
-    fn cell_at_offset(&self, sq: Sq, d: usize, k: i32) -> u8 {
-        let t = sq as isize + self.deltas[d] * k as isize;
-        if t < 0 || t as usize >= self.cells.len() {
-            EDGE
-        } else {
-            self.cells[t as usize]
+    // Gives every cell of the grid its place on its line in each direction, each line a
+    // segment of whole words with edge cells past both ends, all cells edge to begin with.
+    fn lay_out_lines(&mut self, rows: i32) {
+        let stride = self.stride;
+        // A stone's window starts ten cells before it (a key five cells away, and that key's
+        // own five), five before the grid's padding: the margin keeps it on the stone's line.
+        // What a window holds past the padding is never part of a key.
+        const MARGIN: i32 = 8;
+        let longest = stride.max(rows);
+        let segment_words = (2 * (longest + 2 * MARGIN) + 63) / 64;
+        // Per direction: its line of a cell and the cell's index along it.
+        let place = |d: usize, x: i32, y: i32| match d {
+            0 => (y, x),
+            1 => (x, y),
+            2 => (x - y + rows - 1, y),
+            _ => (x + y, x),
+        };
+        let line_counts = [rows, stride, stride + rows - 1, stride + rows - 1];
+        let mut first_line = 0;
+        for (d, &count) in line_counts.iter().enumerate() {
+            for y in 0..rows {
+                for x in 0..stride {
+                    let (line, index) = place(d, x, y);
+                    let bit =
+                        ((first_line + line) * segment_words * 64 + 2 * (MARGIN + index)) as u32;
+                    self.line_bits[(y * stride + x) as usize * 4 + d] = bit;
+                }
+            }
+            first_line += count;
         }
+        // One word more, so a read of two words never leaves the vector.
+        self.lines = vec![u64::MAX; (first_line * segment_words + 1) as usize];
+    }
+
+    // Writes value `v` of `sq` on its line in direction `d` (over an empty cell, or empty over
+    // a stone or the edge).
+    #[inline(always)]
+    fn set_line_cell(&mut self, sq: Sq, d: usize, v: u8) {
+        let bit = self.line_bits[sq * 4 + d];
+        let word = &mut self.lines[(bit >> 6) as usize];
+        *word = *word & !(3 << (bit & 63)) | (v as u64) << (bit & 63);
+    }
+
+    // The 32 cells of `sq`'s line in direction `d` from `before` cells before it on, two bits
+    // each, the first lowest.
+    #[inline(always)]
+    fn line_window(&self, sq: Sq, d: usize, before: u32) -> u64 {
+        let bit = self.line_bits[sq * 4 + d] - 2 * before;
+        let w = (bit >> 6) as usize;
+        let pair = u128::from(self.lines[w]) | u128::from(self.lines[w + 1]) << 64;
+        (pair >> (bit & 63)) as u64
+    }
+
+    // The key of `sq` along `d`: the five cells on each side, as `shift` places them.
+    #[inline(always)]
+    fn key(&self, sq: Sq, d: usize) -> u32 {
+        key_of_window(self.line_window(sq, d, REACH as u32))
     }
 
     /// The rule.
@@ -510,7 +563,7 @@ impl Position {
     /// its undo, for the open-three defence test.
     #[inline]
     pub(crate) fn pat_with_stone(&self, sq: Sq, c: Color, d: usize, k: i32, stone: Color) -> Pat {
-        let key = self.keys[sq * 4 + d] | (code(stone) as u32) << shift(k);
+        let key = self.key(sq, d) | (code(stone) as u32) << shift(k);
         self.table.lookup(key)[ci(c)]
     }
 
@@ -534,9 +587,9 @@ impl Position {
 
     /// Recomputes the patterns of the empty `sq` along `d`, keeping the counts.
     #[inline(always)]
-    fn set_pats(&mut self, sq: Sq, d: usize) {
+    fn set_pats(&mut self, sq: Sq, d: usize, key: u32) {
         let slot = sq * 4 + d;
-        let new = self.table.lookup_packed(self.keys[slot]);
+        let new = self.table.lookup_packed(key);
         // Some stones change nothing at a distance, for either colour: one compare of the
         // packed byte says so, and the recount below stays out of the loop's way.
         let old = self.pats[slot];
@@ -629,7 +682,7 @@ impl Position {
 
     fn refresh(&mut self, sq: Sq) {
         for d in 0..4 {
-            self.set_pats(sq, d);
+            self.set_pats(sq, d, self.key(sq, d));
         }
     }
 
@@ -827,7 +880,7 @@ impl Position {
         self.cells[sq] = code(c);
         self.hash ^= zobrist(sq, c);
         self.stones += 1;
-        self.update_lines(sq, code(c) as u32, true);
+        self.add_to_lines(sq, code(c));
         self.mark_near(sq);
     }
 
@@ -859,7 +912,9 @@ impl Position {
         self.cells[sq] = EMPTY;
         self.hash ^= zobrist(sq, c);
         self.stones -= 1;
-        self.update_lines(sq, code(c) as u32, false);
+        for d in 0..4 {
+            self.set_line_cell(sq, d, EMPTY);
+        }
         self.unmark_near(sq, frame.near);
         for (slot, old) in self.undo_pats.drain(frame.pats as usize..).rev() {
             self.pats[slot as usize] = old;
@@ -892,27 +947,21 @@ impl Position {
         }
     }
 
-    fn update_lines(&mut self, sq: Sq, v: u32, add: bool) {
-        // Every offset but the stone's own, nearest first.
-        const OFFSETS: [i32; 2 * PAD as usize] = [-1, 1, -2, 2, -3, 3, -4, 4, -5, 5];
-        // Cells farther than the table's reach keep their patterns: only their keys change.
+    // Writes the stone of value `v` on `sq`'s four lines and looks up the patterns of the empty
+    // cells around it (a stone taken back restores them from the undo log instead).
+    fn add_to_lines(&mut self, sq: Sq, v: u8) {
+        // Cells farther than the table's reach keep their patterns.
         let reach = self.table.reach();
         for d in 0..4 {
+            self.set_line_cell(sq, d, v);
+            // Cells -10 to +10 along the line: every key within reach of the stone.
+            let window = self.line_window(sq, d, 2 * REACH as u32);
             let delta = self.deltas[d];
-            for k in OFFSETS {
-                let t = (sq as isize + delta * k as isize) as usize;
-                // The stone sits at offset -k as seen from t.
-                let bits = v << shift(-k);
-                let slot = &mut self.keys[t * 4 + d];
-                if add {
-                    *slot |= bits;
-                    debug_assert!((*slot as usize) < KEYS);
-                    // A stone taken back restores the patterns from the undo log instead.
-                    if self.cells[t] == EMPTY && k.abs() <= reach {
-                        self.set_pats(t, d);
-                    }
-                } else {
-                    *slot &= !bits;
+            for k in (-reach..=reach).filter(|&k| k != 0) {
+                let at = 2 * (k + REACH as i32) as u32;
+                if (window >> (at + 2 * REACH as u32)) & 3 == EMPTY as u64 {
+                    let t = (sq as isize + delta * k as isize) as usize;
+                    self.set_pats(t, d, key_of_window(window >> at));
                 }
             }
         }
@@ -1072,6 +1121,65 @@ mod tests {
         // One line alone, or a straight four, is no pair.
         assert_eq!(line_pair([TwoOpen, None, None, None]), NO_PAIR);
         assert_eq!(line_pair([FourOpen, Three, None, None]), NO_PAIR);
+    }
+
+    #[test]
+    fn keys_read_off_the_lines_are_the_cells_around() {
+        // The definition: the values of the five cells on each side, edge off the grid.
+        fn key_by_cells(pos: &Position, sq: Sq, d: usize) -> u32 {
+            let mut key = 0;
+            for k in (-PAD..=PAD).filter(|&k| k != 0) {
+                let t = sq as isize + pos.deltas[d] * k as isize;
+                let v = usize::try_from(t)
+                    .ok()
+                    .and_then(|t| pos.cells.get(t))
+                    .copied()
+                    .unwrap_or(EDGE);
+                key |= (v as u32) << shift(k);
+            }
+            key
+        }
+        let mut unbounded = Board::new(BoardSize::UNBOUNDED);
+        unbounded
+            .place(Point::new(-40, 7), Color::Black)
+            .expect("an empty point");
+        let boards = [
+            Board::new(BoardSize::square(5).expect("a size")),
+            Board::new(BoardSize::rect(7, 12).expect("a size")),
+            Board::new(BoardSize::STANDARD),
+            Board::new(BoardSize::square(100).expect("a size")),
+            unbounded,
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for board in boards {
+            let mut pos = Position::new(&board, Rule::Renju, Color::White);
+            let playable = pos.playable().to_vec();
+            let mut played = 0;
+            for step in 0..120 {
+                // Anywhere on the grid, edges and corners included.
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let sq = playable[(seed % playable.len() as u64) as usize];
+                if pos.is_empty(sq) && step % 4 != 3 {
+                    pos.make(sq);
+                    played += 1;
+                } else if played > 0 {
+                    pos.unmake();
+                    played -= 1;
+                }
+                for &sq in &playable {
+                    for d in 0..4 {
+                        assert_eq!(
+                            pos.key(sq, d),
+                            key_by_cells(&pos, sq, d),
+                            "{:?} step {step}, cell {sq}, direction {d}",
+                            board.size()
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
