@@ -43,6 +43,19 @@ pub(crate) enum Forced {
     Three,
 }
 
+/// Up to eight distinct points (two fives on each of four lines), without a heap allocation.
+#[derive(Default)]
+struct FivePoints {
+    points: [Sq; 8],
+    len: usize,
+}
+
+impl FivePoints {
+    fn as_slice(&self) -> &[Sq] {
+        &self.points[..self.len]
+    }
+}
+
 /// Generates moves for the side to move.
 pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     let me = pos.side();
@@ -895,7 +908,8 @@ impl<'a> Searcher<'a> {
             return false;
         }
         let replies = self.five_points(sq, attacker);
-        match replies.as_slice() {
+        let replies = replies.as_slice();
+        match replies {
             [] => false,
             [_, _, ..] => {
                 // Two completion points cannot both be blocked. The line shows a legal block and
@@ -1157,17 +1171,21 @@ impl<'a> Searcher<'a> {
     }
 
     // Empty points within reach of `sq` on its four lines where `c` would make a five.
-    fn five_points(&self, sq: Sq, c: Color) -> Vec<Sq> {
-        let mut out = Vec::new();
+    // The points where `c` makes a five on a line through `sq`, at most two a line (kept on the
+    // stack: the VCF asks at every four).
+    fn five_points(&self, sq: Sq, c: Color) -> FivePoints {
+        let mut out = FivePoints::default();
         for d in 0..4 {
             let delta = self.pos.deltas[d];
             for k in (-5..=5isize).filter(|&k| k != 0) {
                 let t = (sq as isize + delta * k) as Sq;
                 if self.pos.is_empty(t)
                     && self.pos.pat(t, c, d) == crate::pattern::Pat::Five
-                    && !out.contains(&t)
+                    && !out.as_slice().contains(&t)
+                    && out.len < out.points.len()
                 {
-                    out.push(t);
+                    out.points[out.len] = t;
+                    out.len += 1;
                 }
             }
         }
