@@ -129,14 +129,23 @@ impl PatTable {
         }
     }
 
-    /// How far from a cell a stone can change its patterns: 4 for a compact table (see
-    /// [`COMPACT_KEYS`]), else [`REACH`].
+    /// How far from a cell a stone of value `stone` (black or white) can change its patterns:
+    /// [`REACH`] where a stone five cells away can change some colour's five, else one less
+    /// (always for a compact table, see [`COMPACT_KEYS`]). A five must be exact: only a stone
+    /// of that colour there can lengthen a run through the cell into an overline (to a five's
+    /// owner an opponent's stone there, an empty cell and the edge are alike). Caro's five must
+    /// not be blocked: any stone there can block it.
     #[inline]
-    pub(crate) fn reach(&self) -> i32 {
-        if self.compact {
-            REACH as i32 - 1
-        } else {
+    pub(crate) fn reach(&self, stone: u8) -> i32 {
+        let matters = |kind: FiveKind, own: bool| match kind {
+            FiveKind::AtLeast => false,
+            FiveKind::Exactly => own,
+            FiveKind::Unblocked => true,
+        };
+        if matters(self.kinds[0], stone == BLACK) || matters(self.kinds[1], stone == WHITE) {
             REACH as i32
+        } else {
+            REACH as i32 - 1
         }
     }
 
@@ -446,6 +455,44 @@ mod tests {
         // Where a five must be exact, the outer cells matter: an overline is no five.
         assert_eq!(pat("XXXXX*....", FiveKind::Exactly), Pat::Overline);
         assert_eq!(pat("XXXXX*....", FiveKind::AtLeast), Pat::Five);
+    }
+
+    #[test]
+    fn a_stone_five_cells_away_changes_nothing_where_the_reach_says_so() {
+        // Every pair of kinds and random keys: a stone put on an empty outer cell changes no
+        // pattern of either colour where `reach` is four for that stone.
+        let kinds = [FiveKind::AtLeast, FiveKind::Exactly, FiveKind::Unblocked];
+        let mut seed = 0x2545_f491_u32;
+        let mut checked = [0; 2];
+        for black in kinds {
+            for white in kinds {
+                let t = PatTable::get(black, white);
+                for _ in 0..3_000 {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 17;
+                    seed ^= seed << 5;
+                    let key = seed & (KEYS as u32 - 1);
+                    for k in [-5, 5] {
+                        if (key >> shift(k)) & 3 != u32::from(EMPTY) {
+                            continue;
+                        }
+                        for stone in [BLACK, WHITE] {
+                            let after = key | u32::from(stone) << shift(k);
+                            let changed = classify(&decode(key), BLACK, black)
+                                != classify(&decode(after), BLACK, black)
+                                || classify(&decode(key), WHITE, white)
+                                    != classify(&decode(after), WHITE, white);
+                            if t.reach(stone) < 5 {
+                                assert!(!changed, "{black:?} {white:?} key {key:#x} stone {stone}");
+                            }
+                            checked[usize::from(changed)] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // Some stones five cells away did change a pattern (where the reach is five).
+        assert!(checked[1] > 0 && checked[0] > 0, "{checked:?}");
     }
 
     #[test]

@@ -951,7 +951,7 @@ impl Position {
     // cells around it (a stone taken back restores them from the undo log instead).
     fn add_to_lines(&mut self, sq: Sq, v: u8) {
         // Cells farther than the table's reach keep their patterns.
-        let reach = self.table.reach();
+        let reach = self.table.reach(v);
         for d in 0..4 {
             self.set_line_cell(sq, d, v);
             // Cells -10 to +10 along the line: every key within reach of the stone.
