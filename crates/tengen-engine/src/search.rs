@@ -1170,9 +1170,8 @@ impl<'a> Searcher<'a> {
         self.pos.has_five(defender)
     }
 
-    // Empty points within reach of `sq` on its four lines where `c` would make a five.
-    // The points where `c` makes a five on a line through `sq`, at most two a line (kept on the
-    // stack: the VCF asks at every four).
+    // Empty points within reach of `sq` on its four lines where `c` would make a five, at most
+    // two a line (kept on the stack: the VCF asks at every four).
     fn five_points(&self, sq: Sq, c: Color) -> FivePoints {
         let mut out = FivePoints::default();
         for d in 0..4 {
