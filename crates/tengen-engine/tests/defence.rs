@@ -5,8 +5,8 @@
 //! find no forced win (see `examples/defence_positions.rs`).
 //!
 //! The goal is to hold 95% of them at a fixed node budget. At 1,000,000 nodes (what one thread
-//! searches in about 2 s a move on the 2-core test machine) the engine holds 19 of the 20: the
-//! goal, which the test keeps. At 200,000 nodes (about half a second) it holds 16 of the 20, the
+//! searches in about 2 s a move on the 2-core test machine) the engine holds all 14: the goal,
+//! which the test keeps. At 200,000 nodes (about half a second) it holds 12 of the 14, the
 //! floor a second test keeps, so that a loss at the shorter budget shows too. Every position not
 //! held is printed.
 //!
@@ -17,6 +17,9 @@
 //! Carbon 2.3 at 500 ms a move, of which it holds 1 at 1,000,000 nodes and none at 200,000.
 //! Before the recheck it held 20 of the 23 at 200,000 nodes (16 before the leaf VCF looked 20
 //! fours deep, 13 before forks entered the evaluation, 9 before the exact open-three defence).
+//! Rechecked again on 2026-11-27 by the faster engine (same command): 6 of the 20 had no hold
+//! left (each listed hold met a forced win 33 to 43 plies long, or every move was proven lost),
+//! among them the one the engine did not hold at 1,000,000 nodes, and were dropped.
 
 use std::sync::atomic::AtomicBool;
 
@@ -24,9 +27,9 @@ use tengen_engine::{Engine, Limits};
 use tengen_rules::{BoardSize, Game, Rule, parse_point, point_name};
 
 /// The budgets the engine gets for each position, and how many it holds at each today: the
-/// floors the tests keep (the goal is 95%: 19 of these 20).
-const LONG: (u64, usize) = (1_000_000, 19);
-const SHORT: (u64, usize) = (200_000, 16);
+/// floors the tests keep (the goal is 95%: all 14).
+const LONG: (u64, usize) = (1_000_000, 14);
+const SHORT: (u64, usize) = (200_000, 12);
 
 struct Case {
     rule: Rule,
@@ -65,7 +68,7 @@ fn holds_most_prepared_attacks_at_200_000_nodes() {
 /// Searches every position with `nodes` and fails unless at least `floor` of them are held.
 fn holds_at((nodes, floor): (u64, usize)) {
     let cases = cases();
-    assert!(cases.len() >= 20, "the set has {} positions", cases.len());
+    assert!(cases.len() >= 14, "the set has {} positions", cases.len());
     let size = BoardSize::STANDARD;
     let stop = AtomicBool::new(false);
     let limits = Limits {
