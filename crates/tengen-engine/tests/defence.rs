@@ -18,8 +18,8 @@
 //! Before the recheck it held 20 of the 23 at 200,000 nodes (16 before the leaf VCF looked 20
 //! fours deep, 13 before forks entered the evaluation, 9 before the exact open-three defence).
 //! Rechecked again on 2026-11-27 by the faster engine (same command): 6 of the 20 had no hold
-//! left (each listed hold met a forced win 33 to 43 plies long, or every move was proven lost),
-//! among them the one the engine did not hold at 1,000,000 nodes, and were dropped.
+//! left (each listed hold met a forced win, or every move was proven lost), among them the one
+//! the engine did not hold at 1,000,000 nodes, and were dropped.
 
 use std::sync::atomic::AtomicBool;
 
