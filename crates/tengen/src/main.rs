@@ -126,8 +126,9 @@ struct OpeningsArgs {
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// Depth of every bench search. Eight, so that the signature covers the steps that start at
-    /// six plies left (the singular extension and the multi-cut).
+    /// Depth of every bench search.
+    // Eight, so that the signature covers the steps that start at six plies left (the singular
+    // extension and the multi-cut).
     #[arg(long, default_value_t = 8)]
     depth: u32,
 }
