@@ -21,9 +21,6 @@ struct Frame {
     near: u32,
     pat_counts: [[i32; PATS]; 2],
     pair_counts: [[i32; PAIRS]; 2],
-    fives: [u32; 2],
-    fours: [u32; 2],
-    open_fours: [u32; 2],
     combo_counts: [[u32; COMBOS]; 2],
 }
 
@@ -146,19 +143,41 @@ pub(crate) fn line_pair_of_counts(n: LineCounts) -> u8 {
 
 #[inline(always)]
 fn pair_code(first: Pat, second: Pat) -> u8 {
-    let rank = |p: Pat| match p {
-        Pat::Two => Some(0),
-        Pat::TwoOpen => Some(1),
-        Pat::Three => Some(2),
-        Pat::ThreeOpen => Some(3),
-        Pat::Four | Pat::FourDouble => Some(4),
-        _ => None,
-    };
-    match (rank(first), rank(second)) {
-        (Some(a), Some(b)) => a * 5 + b,
-        _ => NO_PAIR,
-    }
+    PAIR_CODES[first as usize * PATS + second as usize]
 }
+
+/// [`pair_code`] by (strongest, second) pattern: one load where the move loop derives a
+/// cell's pair after each change.
+const PAIR_CODES: [u8; PATS * PATS] = {
+    // The pair's five ranks: two, open two, three, open three, four (a double four with them).
+    const RANKED: [Pat; 6] = [
+        Pat::Two,
+        Pat::TwoOpen,
+        Pat::Three,
+        Pat::ThreeOpen,
+        Pat::Four,
+        Pat::FourDouble,
+    ];
+    const fn rank(p: usize) -> Option<u8> {
+        let mut r = 0;
+        while r < RANKED.len() {
+            if RANKED[r] as usize == p {
+                return Some(if r == 5 { 4 } else { r as u8 });
+            }
+            r += 1;
+        }
+        None
+    }
+    let mut t = [NO_PAIR; PATS * PATS];
+    let mut i = 0;
+    while i < PATS * PATS {
+        if let (Some(a), Some(b)) = (rank(i / PATS), rank(i % PATS)) {
+            t[i] = a * 5 + b;
+        }
+        i += 1;
+    }
+    t
+};
 
 /// [`Position::line_of_diff`]'s mark for a difference off the four lines (or beyond five).
 const OFF_LINES: u8 = u8::MAX;
@@ -264,13 +283,9 @@ pub(crate) struct Position {
     /// generation costs the same on 15x15 and 100x100.
     near_list: Vec<Sq>,
     /// Per colour, how many (empty cell, direction) pairs hold each pattern: the evaluation's
-    /// raw material.
+    /// raw material, and for threat searches the fives and fours to make (a zero lets them stop
+    /// without looking at a single cell).
     pat_counts: [[i32; PATS]; 2],
-    /// Per colour, how many (empty cell, direction) pairs make a five, and a four: a zero lets
-    /// threat searches stop without looking at a single cell.
-    fives: [u32; 2],
-    fours: [u32; 2],
-    open_fours: [u32; 2],
     /// Each empty cell's combined threat per colour (`combos[sq * 2 + colour]`, a [`Combo`]), and
     /// per colour how many cells hold each kind: what the lines make together, which no single
     /// line shows (a four with an open three, two open threes).
@@ -282,9 +297,9 @@ pub(crate) struct Position {
     pair_counts: [[i32; PAIRS]; 2],
     /// Black's double threes and double fours count as nothing under renju: they are forbidden.
     black_restricted: bool,
-    /// Lean moves keep only what threat searches read (patterns, the five and four counters,
-    /// the hash): the pattern and pair counts, combinations and pairs stay as they were before
-    /// the first lean move, and are exact again once it is taken back.
+    /// Lean moves keep only what threat searches read (patterns and their counts, the hash):
+    /// the combinations and pairs and their counts stay as they were before the first lean
+    /// move, and are exact again once it is taken back.
     lean: bool,
     /// What each stone put changed, so that taking it back restores instead of recomputing:
     /// the old patterns and combinations (index, value), and per stone the counters before it.
@@ -355,9 +370,6 @@ impl Position {
                 counts[1][Pat::None as usize] = (n * 4) as i32;
                 counts
             },
-            fives: [0; 2],
-            fours: [0; 2],
-            open_fours: [0; 2],
             combos: vec![Combo::None; n * 2],
             // Every cell starts with no threat.
             combo_counts: [[n as u32, 0, 0, 0, 0, 0, 0]; 2],
@@ -597,12 +609,12 @@ impl Position {
             return;
         }
         if self.lean {
-            // Only the patterns and the five and four counters.
+            // Only the patterns and their counts.
             self.pats[slot] = new;
             self.undo_pats.push((slot as u32, old));
             for c in 0..2 {
-                self.count(c, unpack(old, c), -1);
-                self.count(c, unpack(new, c), 1);
+                self.pat_counts[c][unpack(old, c) as usize] -= 1;
+                self.pat_counts[c][unpack(new, c) as usize] += 1;
             }
         } else {
             self.pats_changed(sq, slot, new);
@@ -623,8 +635,6 @@ impl Position {
             }
             self.pat_counts[c][old as usize] -= 1;
             self.pat_counts[c][new as usize] += 1;
-            self.count(c, old, -1);
-            self.count(c, new, 1);
             let n = LineCounts::of(counts, c);
             // Only open threes and up (and overlines) take part in a combination.
             if old.max(new) >= Pat::ThreeOpen {
@@ -693,12 +703,8 @@ impl Position {
             let old = std::mem::replace(&mut self.pats[slot], 0);
             self.undo_pats.push((slot as u32, old));
             for c in 0..2 {
-                let old = unpack(old, c);
-                self.count(c, old, -1);
-                if !self.lean {
-                    self.pat_counts[c][old as usize] -= 1;
-                    self.pat_counts[c][Pat::None as usize] += 1;
-                }
+                self.pat_counts[c][unpack(old, c) as usize] -= 1;
+                self.pat_counts[c][Pat::None as usize] += 1;
             }
         }
         if self.lean {
@@ -717,10 +723,23 @@ impl Position {
     }
 
     /// Turns lean moves on or off (see the field); returns the setting before. Threat searches
-    /// that read nothing but patterns and the five and four counters move lean: about half of a
+    /// that read nothing but patterns and the five and four counts move lean: about half of a
     /// move's bookkeeping is the evaluation's, which they never ask for.
     pub(crate) fn set_lean(&mut self, lean: bool) -> bool {
         std::mem::replace(&mut self.lean, lean)
+    }
+
+    /// Per colour, how many (empty cell, direction) pairs make a five, a four (of any kind)
+    /// and a straight four.
+    #[inline(always)]
+    fn threat_counts(&self) -> [[u32; 2]; 3] {
+        let n = |c: usize, p: Pat| self.pat_counts[c][p as usize] as u32;
+        let fours = |c| n(c, Pat::Four) + n(c, Pat::FourDouble) + n(c, Pat::FourOpen);
+        [
+            [n(0, Pat::Five), n(1, Pat::Five)],
+            [fours(0), fours(1)],
+            [n(0, Pat::FourOpen), n(1, Pat::FourOpen)],
+        ]
     }
 
     /// How many empty cells give `c` the combined threat `k`.
@@ -736,35 +755,23 @@ impl Position {
         self.combo_count(c, Combo::DoubleThree) + self.combo_count(c, Combo::FourThree)
     }
 
-    #[inline(always)]
-    fn count(&mut self, c: usize, p: Pat, by: i32) {
-        // Without branches: each counter moves by `by` times whether `p` is of its kind.
-        let p = p as u32;
-        let five = (p == Pat::Five as u32) as i32;
-        let four = (p >= Pat::Four as u32 && p <= Pat::FourOpen as u32) as i32;
-        let open_four = (p == Pat::FourOpen as u32) as i32;
-        self.fives[c] = self.fives[c].wrapping_add_signed(by * five);
-        self.fours[c] = self.fours[c].wrapping_add_signed(by * four);
-        self.open_fours[c] = self.open_fours[c].wrapping_add_signed(by * open_four);
-    }
-
     /// Whether `c` has a five to make somewhere.
     #[inline]
     pub(crate) fn has_five(&self, c: Color) -> bool {
-        self.fives[ci(c)] > 0
+        self.threat_counts()[0][ci(c)] > 0
     }
 
     /// Whether `c` may have a four to make somewhere (for black under renju, perhaps only on
     /// forbidden points).
     #[inline]
     pub(crate) fn may_have_four(&self, c: Color) -> bool {
-        self.fours[ci(c)] > 0
+        self.threat_counts()[1][ci(c)] > 0
     }
 
     /// Whether `c` may have a straight four to make somewhere.
     #[inline]
     pub(crate) fn may_have_open_four(&self, c: Color) -> bool {
-        self.open_fours[ci(c)] > 0
+        self.threat_counts()[2][ci(c)] > 0
     }
 
     /// Whether `c` may have a straight four or a double four to make somewhere: when not, no
@@ -871,9 +878,6 @@ impl Position {
             near: self.near_list.len() as u32,
             pat_counts: self.pat_counts,
             pair_counts: self.pair_counts,
-            fives: self.fives,
-            fours: self.fours,
-            open_fours: self.open_fours,
             combo_counts: self.combo_counts,
         });
         self.clear_pats(sq);
@@ -927,9 +931,6 @@ impl Position {
         }
         self.pat_counts = frame.pat_counts;
         self.pair_counts = frame.pair_counts;
-        self.fives = frame.fives;
-        self.fours = frame.fours;
-        self.open_fours = frame.open_fours;
         self.combo_counts = frame.combo_counts;
     }
 
@@ -1253,20 +1254,8 @@ mod tests {
                     "{rule:?} line pairs after step {step}"
                 );
                 assert_eq!(
-                    (
-                        pos.pat_counts,
-                        pos.fives,
-                        pos.fours,
-                        pos.open_fours,
-                        pos.hash()
-                    ),
-                    (
-                        fresh.pat_counts,
-                        fresh.fives,
-                        fresh.fours,
-                        fresh.open_fours,
-                        fresh.hash()
-                    ),
+                    (pos.pat_counts, pos.threat_counts(), pos.hash()),
+                    (fresh.pat_counts, fresh.threat_counts(), fresh.hash()),
                     "{rule:?} counters after step {step}"
                 );
                 forks_seen += (pos.fork_count(Color::White) > 0) as u32;
@@ -1300,11 +1289,11 @@ mod tests {
                     played += 1;
                     assert!(lean.pats == full.pats, "{rule:?} round {round}: patterns");
                     assert_eq!(
-                        (lean.fives, lean.fours, lean.open_fours, lean.hash()),
-                        (full.fives, full.fours, full.open_fours, full.hash()),
+                        (lean.threat_counts(), lean.hash()),
+                        (full.threat_counts(), full.hash()),
                         "{rule:?} round {round}: counters"
                     );
-                    fours_seen += (full.fours != [0, 0]) as u32;
+                    fours_seen += (full.threat_counts()[1] != [0, 0]) as u32;
                 }
                 for _ in 0..played {
                     full.unmake();

@@ -64,6 +64,9 @@ pub(crate) struct Table {
 /// Slots of the failed-VCF table (a power of two: 8 MB).
 const VCF_FAIL_SLOTS: usize = 1 << 20;
 
+/// Words in a 4 KiB page, the smallest page a system maps.
+const PAGE_WORDS: usize = 512;
+
 pub(crate) const NO_MOVE: u32 = u32::MAX;
 
 /// Set in every stored entry, so that no stored entry packs to zero.
@@ -123,10 +126,22 @@ impl Table {
         let mut probe: Vec<u64> = Vec::new();
         probe.try_reserve_exact(words).map_err(|_| err)?;
         drop(probe);
-        Ok(Table {
+        let table = Table {
             words: bytemuck::zeroed_vec(words),
             vcf_fail: bytemuck::zeroed_vec(VCF_FAIL_SLOTS),
-        })
+        };
+        // A zeroed allocation maps its pages lazily: touched first during a search, each costs
+        // a page fault there (9% of a 300,000-node search's time). One write a page now takes
+        // them all before the clock runs.
+        for word in table
+            .words
+            .iter()
+            .chain(&table.vcf_fail)
+            .step_by(PAGE_WORDS)
+        {
+            word.store(0, Ordering::Relaxed);
+        }
+        Ok(table)
     }
 
     /// Forgets everything, zeroing the table where it stands. A fresh allocation would be zeroed
