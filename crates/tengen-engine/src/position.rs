@@ -503,6 +503,13 @@ impl Position {
         }
     }
 
+    /// The [`Position::hash`] after the side to move plays `sq`.
+    #[inline]
+    pub(crate) fn hash_after(&self, sq: Sq) -> u64 {
+        let raw = self.hash ^ zobrist(sq, self.side);
+        if self.side == Color::Black { !raw } else { raw }
+    }
+
     /// Whether no empty point is left.
     pub(crate) fn full(&self) -> bool {
         self.stones >= self.area

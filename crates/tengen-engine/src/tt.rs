@@ -169,6 +169,16 @@ impl Table {
     }
 
     /// The entry for `key`, if stored.
+    /// Asks the processor to bring `key`'s slot into the cache ahead of a probe: a hint, which
+    /// changes nothing but the time the probe takes.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        safe_arch::prefetch_t0(&self.words[2 * self.index(key)]);
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
         let (stored_key, w) = self.load(self.index(key));
         (w != 0 && stored_key == key).then(|| unpack(key, w))
