@@ -9,7 +9,7 @@ use tengen_rules::{Color, Rule};
 use crate::eval::{EvalWeights, evaluate};
 use crate::pattern::Pat;
 use crate::position::{Combo, Position, Sq};
-use crate::threat::{Info, info};
+use crate::threat::{Info, info, info_of_shares, shares};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
 use crate::{Limits, Line, Score, SearchInfo};
 
@@ -74,13 +74,15 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     let mut op_fives: Vec<Sq> = Vec::new();
     let mut my_flex = None;
     let mut op_flex: Vec<Sq> = Vec::new();
-    let mut moves: Vec<(Sq, Info, Info)> = Vec::with_capacity(scratch.len());
+    // Each candidate with its pattern weight for ordering, the opponent's at 4/5.
+    let mut moves: Vec<(Sq, i32)> = Vec::with_capacity(scratch.len());
     for &sq in scratch.iter() {
-        let a = info(pos, sq, me);
+        let shares = shares(pos, sq);
+        let a = info_of_shares(pos, sq, me, shares);
         if a.five {
             return Gen::Five(sq);
         }
-        let b = info(pos, sq, op);
+        let b = info_of_shares(pos, sq, op, shares);
         if b.five {
             op_fives.push(sq);
         }
@@ -93,7 +95,7 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         if a.flex_four() && my_flex.is_none() {
             my_flex = Some(sq);
         }
-        moves.push((sq, a, b));
+        moves.push((sq, a.weight + b.weight * 4 / 5));
     }
     match op_fives.as_slice() {
         [] => {}
@@ -123,8 +125,10 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
             .copied()
             .find(|f| moves.iter().any(|m| m.0 == *f))
             .or(moves.first().map(|m| m.0));
-        moves.retain(|(sq, a, _)| {
-            a.any_four() || op_flex.iter().all(|&f| *sq == f || on_lines(pos, f, *sq))
+        // No candidate makes a five (the loop above would have returned it), so a four of our
+        // own is any four-or-five the patterns show.
+        moves.retain(|&(sq, _)| {
+            pos.makes_four(sq, me) || op_flex.iter().all(|&f| sq == f || on_lines(pos, f, sq))
         });
         // A stone changes only the one line it shares with each threat point, read from the
         // table (17% fewer instructions over the bench, same nodes). Black's points under renju
@@ -132,8 +136,8 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         // into a playable one, or the reverse through the recursion), which the table cannot
         // say: such points are left to the exact test on the board.
         let exact_by_table = !(op == Color::Black && pos.rule() == Rule::Renju);
-        moves.retain(|&(sq, a, _)| {
-            if a.any_four() {
+        moves.retain(|&(sq, _)| {
+            if pos.makes_four(sq, me) {
                 return true;
             }
             if exact_by_table {
@@ -174,21 +178,14 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     // against the pattern weights below (self-play, 583 games at 40k nodes, H1), +37 +/- 30 at
     // 150 ms a move (H1 after 512 games), though a node costs 12% more. Elsewhere the pattern weights,
     // the opponent's at 4/5 (freestyle's fit gained no decision).
-    let scored: Vec<(Sq, i32)> = match crate::order::OrderTable::for_rule(pos.rule(), me) {
-        Some(table) => {
-            let (last, prev) = (pos.last_move(), pos.move_before_last());
-            moves
-                .into_iter()
-                .map(|(sq, _, _)| (sq, table.score(pos, sq, last, prev)))
-                .collect()
+    if let Some(table) = crate::order::OrderTable::for_rule(pos.rule(), me) {
+        let (last, prev) = (pos.last_move(), pos.move_before_last());
+        for m in &mut moves {
+            m.1 = table.score(pos, m.0, last, prev);
         }
-        None => moves
-            .into_iter()
-            .map(|(sq, a, b)| (sq, a.weight + b.weight * 4 / 5))
-            .collect(),
-    };
+    }
     // Callers sort, after adding what they know (table move, killers, history).
-    Gen::Moves(scored, forced)
+    Gen::Moves(moves, forced)
 }
 
 /// Whether `c` still makes a straight four or a double four on the empty `f` once `stone` stands

@@ -72,17 +72,40 @@ const LINE_SHARE: [u32; 16] = {
     t
 };
 
+/// Both colours' shares (see [`LINE_SHARE`]) by packed pattern byte: black's in the low 32 bits,
+/// white's in the high 32.
+const BOTH_SHARES: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut v = 0;
+    while v < 256 {
+        t[v] = LINE_SHARE[v & 15] as u64 | (LINE_SHARE[v >> 4] as u64) << 32;
+        v += 1;
+    }
+    t
+};
+
+/// The four lines' shares of the empty `sq` summed for both colours at once, for
+/// [`info_of_shares`]: the move generator asks for both colours at every candidate of every
+/// node.
+#[inline(always)]
+pub(crate) fn shares(pos: &Position, sq: Sq) -> u64 {
+    pos.packed_pats(sq)
+        .iter()
+        .map(|&b| BOTH_SHARES[b as usize])
+        .sum()
+}
+
 /// The lines `c` would make on the empty `sq`, with the exact forbidden test for black under
 /// renju.
 pub(crate) fn info(pos: &mut Position, sq: Sq, c: Color) -> Info {
-    // The four lines' shares summed from the packed pattern bytes: the move generator asks
-    // this of every candidate for both colours at every node.
-    let shift = 4 * crate::position::ci(c) as u32;
-    let sum: u32 = pos
-        .packed_pats(sq)
-        .iter()
-        .map(|&b| LINE_SHARE[((b as u32 >> shift) & 15) as usize])
-        .sum();
+    let shares = shares(pos, sq);
+    info_of_shares(pos, sq, c, shares)
+}
+
+/// [`info`] from the [`shares`] of `sq`.
+#[inline(always)]
+pub(crate) fn info_of_shares(pos: &mut Position, sq: Sq, c: Color, shares: u64) -> Info {
+    let sum = (shares >> (32 * crate::position::ci(c))) as u32;
     let fours = (sum >> FOURS_AT) & 15;
     let threes = (sum >> THREES_AT) & 7;
     let overline = (sum >> OVERLINES_AT) & 7 != 0;
