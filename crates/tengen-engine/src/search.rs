@@ -9,7 +9,7 @@ use tengen_rules::{Color, Rule};
 use crate::eval::{EvalWeights, evaluate};
 use crate::pattern::Pat;
 use crate::position::{Combo, Position, Sq};
-use crate::threat::{Info, info, info_of_shares, shares};
+use crate::threat::{Info, info, info_of_shares, quiet_shares, shares, weight_of_shares};
 use crate::tt::{Bound, Entry, NO_MOVE, Table};
 use crate::{Limits, Line, Score, SearchInfo};
 
@@ -78,6 +78,11 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     let mut moves: Vec<(Sq, i32)> = Vec::with_capacity(scratch.len());
     for &sq in scratch.iter() {
         let shares = shares(pos, sq);
+        if quiet_shares(shares) {
+            let (a, b) = (weight_of_shares(shares, me), weight_of_shares(shares, op));
+            moves.push((sq, a + b * 4 / 5));
+            continue;
+        }
         let a = info_of_shares(pos, sq, me, shares);
         if a.five {
             return Gen::Five(sq);

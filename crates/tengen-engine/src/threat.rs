@@ -102,6 +102,22 @@ pub(crate) fn info(pos: &mut Position, sq: Sq, c: Color) -> Info {
     info_of_shares(pos, sq, c, shares)
 }
 
+/// Whether the [`shares`] of a cell show nothing but ordering weight for either colour: no
+/// five, four, open three or overline, so nothing [`info`] could flag (not even a forbidden
+/// point). Most candidates of most nodes are such: the move generator takes their weights
+/// without building an [`Info`].
+#[inline(always)]
+pub(crate) fn quiet_shares(shares: u64) -> bool {
+    const WEIGHTS: u64 = WEIGHT_BITS as u64 | (WEIGHT_BITS as u64) << 32;
+    shares & !WEIGHTS == 0
+}
+
+/// The ordering weight of `c` in the [`shares`] of a cell.
+#[inline(always)]
+pub(crate) fn weight_of_shares(shares: u64, c: Color) -> i32 {
+    ((shares >> (32 * crate::position::ci(c))) as u32 & WEIGHT_BITS) as i32
+}
+
 /// [`info`] from the [`shares`] of `sq`.
 #[inline(always)]
 pub(crate) fn info_of_shares(pos: &mut Position, sq: Sq, c: Color, shares: u64) -> Info {
