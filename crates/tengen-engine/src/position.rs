@@ -149,24 +149,14 @@ fn pair_code(first: Pat, second: Pat) -> u8 {
 /// [`pair_code`] by (strongest, second) pattern: one load where the move loop derives a
 /// cell's pair after each change.
 const PAIR_CODES: [u8; PATS * PATS] = {
-    // The pair's five ranks: two, open two, three, open three, four (a double four with them).
-    const RANKED: [Pat; 6] = [
-        Pat::Two,
-        Pat::TwoOpen,
-        Pat::Three,
-        Pat::ThreeOpen,
-        Pat::Four,
-        Pat::FourDouble,
-    ];
+    // The pair's five ranks, by pattern order: two, open two, three, open three, four (a double
+    // four with them).
     const fn rank(p: usize) -> Option<u8> {
-        let mut r = 0;
-        while r < RANKED.len() {
-            if RANKED[r] as usize == p {
-                return Some(if r == 5 { 4 } else { r as u8 });
-            }
-            r += 1;
+        if p < Pat::Two as usize || p > Pat::FourDouble as usize {
+            return None;
         }
-        None
+        let r = (p - Pat::Two as usize) as u8;
+        Some(if r > 4 { 4 } else { r })
     }
     let mut t = [NO_PAIR; PATS * PATS];
     let mut i = 0;
