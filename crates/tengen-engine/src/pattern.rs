@@ -105,8 +105,11 @@ static TABLES: [OnceLock<Table>; 9] = [const { OnceLock::new() }; 9];
 pub(crate) struct PatTable {
     table: &'static Table,
     kinds: [FiveKind; 2],
-    /// Indexed by the inner eight cells alone (see [`COMPACT_KEYS`]).
-    compact: bool,
+    /// A key's index: `key >> shift & mask`, the inner eight cells alone for a compact table
+    /// (see [`COMPACT_KEYS`]), the whole key otherwise. Shift and mask, not a flag, so that the
+    /// move loop's lookups take no branch.
+    shift: u32,
+    mask: usize,
 }
 
 impl std::fmt::Debug for PatTable {
@@ -125,7 +128,8 @@ impl PatTable {
         PatTable {
             table,
             kinds: [black, white],
-            compact,
+            shift: if compact { COMPACT_SHIFT } else { 0 },
+            mask: len - 1,
         }
     }
 
@@ -161,11 +165,7 @@ impl PatTable {
     /// the high four): one compare tells whether either colour's pattern changed.
     #[inline]
     pub(crate) fn lookup_packed(&self, key: u32) -> u8 {
-        let index = if self.compact {
-            (key >> COMPACT_SHIFT) as usize & (COMPACT_KEYS - 1)
-        } else {
-            key as usize & (KEYS - 1)
-        };
+        let index = (key >> self.shift) as usize & self.mask;
         let slot = &self.table.0[index];
         let v = slot.load(Ordering::Relaxed);
         if v != UNKNOWN {
