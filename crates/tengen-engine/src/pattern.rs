@@ -232,11 +232,19 @@ impl LineCounts {
     /// The strongest pattern among the lines counted (`Pat::None` when none are).
     #[inline(always)]
     pub(crate) fn strongest(self) -> Pat {
-        if self.0 == 0 {
-            return Pat::None;
-        }
-        let bit = 31 - self.0.leading_zeros();
-        unpack((bit / 3) as u8, 0)
+        // The highest bit set lies in the strongest pattern's field; with none counted, the
+        // low bit stands in for `Pat::None`'s field. No branch and no division: the move loop
+        // asks this twice for every pair it derives.
+        const BY_BIT: [Pat; 32] = {
+            let mut t = [Pat::None; 32];
+            let mut bit = 0;
+            while bit < 3 * PATS {
+                t[bit] = PAT_OF[bit / 3];
+                bit += 1;
+            }
+            t
+        };
+        BY_BIT[(31 - (self.0 | 1).leading_zeros()) as usize]
     }
 
     /// The counts with one line holding `p` left out (`p` must be counted).
