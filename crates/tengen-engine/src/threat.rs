@@ -178,16 +178,16 @@ fn info_by_lines(pos: &mut Position, sq: Sq, c: Color) -> Info {
     with_forbidden_test(pos, sq, c, i, overline)
 }
 
-/// Whether black may not play the empty `sq` under renju: overline, double-four, or two real
-/// threes, where a three is real only if a straight-four point of it is neither a five elsewhere
-/// nor forbidden itself (checked recursively, RIF 9.3).
-pub(crate) fn forbidden(pos: &mut Position, sq: Sq) -> bool {
-    let pats = pos.pats(sq, Color::Black);
+/// What black's four line patterns on a point settle of its being forbidden under renju: not
+/// with a five (which wins), yes with an overline or two fours, not with fewer than two open
+/// threes. `None` for two open threes or more, which only the recursion on the board can judge
+/// (each must be a real three).
+pub(crate) fn forbidden_by_patterns(pats: [Pat; 4]) -> Option<bool> {
     if pats.contains(&Pat::Five) {
-        return false;
+        return Some(false);
     }
     if pats.contains(&Pat::Overline) {
-        return true;
+        return Some(true);
     }
     let fours: u32 = pats
         .iter()
@@ -198,12 +198,21 @@ pub(crate) fn forbidden(pos: &mut Position, sq: Sq) -> bool {
         })
         .sum();
     if fours >= 2 {
-        return true;
+        return Some(true);
+    }
+    let threes = pats.iter().filter(|&&p| p == Pat::ThreeOpen).count();
+    (threes < 2).then_some(false)
+}
+
+/// Whether black may not play the empty `sq` under renju: overline, double-four, or two real
+/// threes, where a three is real only if a straight-four point of it is neither a five elsewhere
+/// nor forbidden itself (checked recursively, RIF 9.3).
+pub(crate) fn forbidden(pos: &mut Position, sq: Sq) -> bool {
+    let pats = pos.pats(sq, Color::Black);
+    if let Some(verdict) = forbidden_by_patterns(pats) {
+        return verdict;
     }
     let mut left = pats.iter().filter(|&&p| p == Pat::ThreeOpen).count();
-    if left < 2 {
-        return false;
-    }
     // The test reads patterns alone: a lean stone spares the evaluation's bookkeeping.
     let was_lean = pos.set_lean(true);
     pos.place(sq, Color::Black);

@@ -158,7 +158,6 @@ impl Table {
         (check ^ data, data)
     }
 
-    /// The entry for `key`, if stored.
     /// Asks the processor to bring `key`'s slot into the cache ahead of a probe: a hint, which
     /// changes nothing but the time the probe takes.
     #[inline(always)]
@@ -169,6 +168,7 @@ impl Table {
         let _ = key;
     }
 
+    /// The entry for `key`, if stored.
     pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
         let (stored_key, w) = self.load(self.index(key));
         (w != 0 && stored_key == key).then(|| unpack(key, w))
