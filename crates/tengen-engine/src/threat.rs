@@ -112,16 +112,22 @@ pub(crate) fn quiet_shares(shares: u64) -> bool {
     shares & !WEIGHTS == 0
 }
 
+/// The half of a cell's [`shares`] that counts `c`'s lines.
+#[inline(always)]
+fn share_of(shares: u64, c: Color) -> u32 {
+    (shares >> (32 * crate::position::ci(c))) as u32
+}
+
 /// The ordering weight of `c` in the [`shares`] of a cell.
 #[inline(always)]
 pub(crate) fn weight_of_shares(shares: u64, c: Color) -> i32 {
-    ((shares >> (32 * crate::position::ci(c))) as u32 & WEIGHT_BITS) as i32
+    (share_of(shares, c) & WEIGHT_BITS) as i32
 }
 
 /// [`info`] from the [`shares`] of `sq`.
 #[inline(always)]
 pub(crate) fn info_of_shares(pos: &mut Position, sq: Sq, c: Color, shares: u64) -> Info {
-    let sum = (shares >> (32 * crate::position::ci(c))) as u32;
+    let sum = share_of(shares, c);
     let fours = (sum >> FOURS_AT) & 15;
     let threes = (sum >> THREES_AT) & 7;
     let overline = (sum >> OVERLINES_AT) & 7 != 0;
