@@ -504,12 +504,12 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             }
             Command::Turn(p) => self.turn(number, p, scope),
             Command::Board(stones) => {
-                if self.set_board(&stones, "BOARD") {
+                if self.set_board(&stones, "BOARD", true) {
                     self.think(number, Job::Move, scope);
                 }
             }
             Command::YxBoard(stones) => {
-                self.set_board(&stones, "YXBOARD");
+                self.set_board(&stones, "YXBOARD", false);
             }
             Command::Takeback(p) => self.takeback(p),
             Command::Play(p) => self.play(p),
@@ -647,6 +647,12 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         let Some(board) = self.free_point(p, "TURN") else {
             return;
         };
+        // The stone would take the last free point, leaving no move to answer with: ERROR,
+        // and the position stays as it was.
+        if is_full_with(board, 1) {
+            self.error("the board is full");
+            return;
+        }
         let theirs = match self.own {
             Some(own) => own.opponent(),
             None => Color::of_ply(board.stone_count() as usize),
@@ -686,8 +692,9 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     }
 
     // Replaces the position by a BOARD or YXBOARD block; false (after an ERROR) when the block
-    // does not fit the board, which then stays as it was.
-    fn set_board(&mut self, stones: &[Stone], command: &str) -> bool {
+    // does not fit the board, or fills it while a move is asked for (`to_move`): the position
+    // then stays as it was.
+    fn set_board(&mut self, stones: &[Stone], command: &str, to_move: bool) -> bool {
         let Some(old) = &self.board else {
             self.error(format!("{command} before START"));
             return false;
@@ -717,6 +724,10 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                 ));
                 return false;
             }
+        }
+        if to_move && is_full_with(&board, 0) {
+            self.error("the board is full");
+            return false;
         }
         self.board = Some(board);
         self.own = Some(own);
@@ -814,11 +825,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         let Some(board) = self.board.clone() else {
             return;
         };
-        if board
-            .size()
-            .area()
-            .is_some_and(|a| board.stone_count() >= a)
-        {
+        if is_full_with(&board, 0) {
             self.error("the board is full");
             return;
         }
@@ -956,6 +963,14 @@ fn report(info: &SearchInfo) -> SearchReport {
 
 // A legal move when the search has none (stopped before its first iteration, or a position
 // it cannot read): next to a stone, else the centre, else the free point nearest the centre.
+/// Whether `board` has no free point once `more` stones are added (never, unbounded).
+fn is_full_with(board: &Board, more: u32) -> bool {
+    board
+        .size()
+        .area()
+        .is_some_and(|a| board.stone_count() + more >= a)
+}
+
 fn fallback(board: &Board, rule: Rule, side: Color) -> Option<Point> {
     let ok = |p: Point| playable(board, rule, side, p);
     for (s, _) in board.stones() {

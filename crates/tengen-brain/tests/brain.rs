@@ -391,6 +391,50 @@ fn turn_and_board_refuse_taken_and_off_board_points_and_change_nothing() {
 }
 
 #[test]
+fn a_board_or_turn_that_fills_the_board_is_an_error_and_changes_nothing() {
+    // 5x5 with no five anywhere: by the cell's (x + 2y) mod 4, rows of two alike at most.
+    let stone = |x: i32, y: i32| if (x + 2 * y) % 4 < 2 { 1 } else { 2 };
+    let mut brain = started(5, 100);
+    brain.send("BEGIN");
+    let first = brain.reply_move();
+    let mut full = String::from("BOARD\n");
+    for y in 0..5 {
+        for x in 0..5 {
+            full.push_str(&format!("{x},{y},{}\n", stone(x, y)));
+        }
+    }
+    full.push_str("DONE");
+    brain.send(&full);
+    assert_eq!(brain.reply(), "ERROR the board is full");
+    // The position is still the one with the brain's first stone alone.
+    let empty = if first == p(0, 0) { p(1, 0) } else { p(0, 0) };
+    brain.send(&format!("TAKEBACK {},{}", empty.x, empty.y));
+    assert!(
+        brain.reply().starts_with("ERROR "),
+        "{empty:?} stayed empty"
+    );
+    brain.send(&format!("TAKEBACK {},{}", first.x, first.y));
+    assert_eq!(brain.reply(), "OK", "the first move is still there");
+
+    // Every point but 4,4 taken (YXBOARD asks for no move): a TURN on it fills the board.
+    let mut most = String::from("YXBOARD\n");
+    for y in 0..5 {
+        for x in 0..5 {
+            if (x, y) != (4, 4) {
+                most.push_str(&format!("{x},{y},{}\n", stone(x, y)));
+            }
+        }
+    }
+    most.push_str("DONE");
+    brain.send(&most);
+    brain.send("TURN 4,4");
+    assert_eq!(brain.reply(), "ERROR the board is full");
+    brain.send("TAKEBACK 4,4");
+    assert!(brain.reply().starts_with("ERROR "), "4,4 stayed empty");
+    brain.finish();
+}
+
+#[test]
 fn malformed_and_unknown_lines_are_answered_and_ignored() {
     let mut brain = started(15, 100);
     for (line, prefix) in [

@@ -336,6 +336,7 @@ impl<'a> Searcher<'a> {
         stop: &'a AtomicBool,
     ) -> Searcher<'a> {
         let cells = pos.playable().iter().max().map_or(0, |m| m + 1);
+        tt.mark_touched();
         Searcher {
             pos,
             tt,

@@ -8,7 +8,7 @@
 //! holds the key XOR the entry, so a slot whose two words come from two different writes (two
 //! threads storing at once) reads as a miss instead of a wrong entry.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What a stored score bounds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -59,6 +59,11 @@ pub(crate) struct Table {
     /// next as the entries are: most of the search's nodes are VCF probes at the leaves, and
     /// most fail.
     vcf_fail: Vec<AtomicU64>,
+    /// Whether a search may have written to the table since it was made or last cleared. A
+    /// table nobody wrote to is all zeros already, so clearing it is skipped: zeroing a large
+    /// table in place takes its whole size in writes (2 GB: over a second), which a brain would
+    /// otherwise pay at its first search, outside the search's own clock.
+    touched: AtomicBool,
 }
 
 /// Slots of the failed-VCF table (a power of two: 8 MB).
@@ -131,6 +136,7 @@ impl Table {
         Ok(Table {
             words: bytemuck::zeroed_vec(words),
             vcf_fail: bytemuck::zeroed_vec(VCF_FAIL_SLOTS),
+            touched: AtomicBool::new(false),
         })
     }
 
@@ -139,9 +145,18 @@ impl Table {
     /// pay a page fault per page inside its time (a 64 MB table: some 18,000 faults, 13% of a
     /// 450 ms search on the 2-core machine); zeroing in place pays once, here, and keeps them.
     pub(crate) fn clear(&mut self) {
+        if !std::mem::replace(self.touched.get_mut(), false) {
+            return;
+        }
         for word in self.words.iter_mut().chain(self.vcf_fail.iter_mut()) {
             *word.get_mut() = 0;
         }
+    }
+
+    /// Notes that a search is about to use the table (and may write to it): the next
+    /// [`Table::clear`] then has work to do. Called once a searcher, not once a store.
+    pub(crate) fn mark_touched(&self) {
+        self.touched.store(true, Ordering::Relaxed);
     }
 
     fn index(&self, key: u64) -> usize {
@@ -215,6 +230,7 @@ mod tests {
         ];
         for (key, best, score, depth, bound) in cases {
             t.clear();
+            t.mark_touched();
             t.store(Entry {
                 key,
                 best,
@@ -257,12 +273,41 @@ mod tests {
         let mut t = Table::new(1);
         let key = 0xdead_beef_0000_1234;
         assert!(!t.vcf_failed(key, 1));
+        t.mark_touched();
         t.store_vcf_fail(key, 12);
         assert!(t.vcf_failed(key, 12) && t.vcf_failed(key, 3));
         assert!(!t.vcf_failed(key, 13), "a deeper look is not known to fail");
         assert!(!t.vcf_failed(key ^ 0x100, 1), "another position");
         t.clear();
         assert!(!t.vcf_failed(key, 1));
+    }
+
+    #[test]
+    fn a_clear_after_a_marked_search_forgets_and_one_before_any_keeps_nothing_to_forget() {
+        let mut t = Table::new(1);
+        let e = Entry {
+            key: 42,
+            best: 1,
+            score: 5,
+            depth: 3,
+            bound: Bound::Exact,
+        };
+        t.mark_touched();
+        t.store(e);
+        t.store_vcf_fail(42, 4);
+        t.clear();
+        assert!(t.probe(42).is_none() && !t.vcf_failed(42, 1), "cleared");
+        // Unmarked since that clear: a store here stands for a search that never marked the
+        // table, which the engine does not do; it shows the clear skipped, nothing more.
+        t.store(e);
+        t.clear();
+        assert!(
+            t.probe(42).is_some(),
+            "an unmarked table is not zeroed again"
+        );
+        t.mark_touched();
+        t.clear();
+        assert!(t.probe(42).is_none());
     }
 
     #[test]
