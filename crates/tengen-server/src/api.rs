@@ -175,6 +175,33 @@ impl AppState {
         shared
     }
 
+    /// At a graceful stop: stores, for each game in memory whose clock runs, the time that
+    /// clock has left (or its fallen flag), so that the turn goes on from there after the
+    /// restart: clocks do not run while the server is down. Returns how many were noted.
+    pub async fn pause_all(&self) -> usize {
+        let games: Vec<Shared> = self.games().values().cloned().collect();
+        let mut paused = 0;
+        for shared in games {
+            // A game's lock is held only across a store write: a game that stays locked is
+            // left as a crash would leave it.
+            let Ok(mut s) = tokio::time::timeout(Duration::from_secs(2), shared.lock()).await
+            else {
+                continue;
+            };
+            let ev = match s.flag_event().or_else(|| s.pause_event()) {
+                Some(ev) => ev,
+                None => continue,
+            };
+            match commit(self, &mut s, ev).await {
+                Ok(()) => paused += 1,
+                Err(e) => {
+                    tracing::warn!(game = %s.id, error = %e, "could not store a game's clock at shutdown");
+                }
+            }
+        }
+        paused
+    }
+
     /// Resumes the computer's turn in every stored game where it was thinking when the server
     /// stopped.
     pub async fn resume(&self) {
@@ -237,7 +264,7 @@ async fn static_file(method: Method, uri: Uri) -> Response {
         path
     };
     let Some(page) = crate::assets::serve(path) else {
-        return ApiError::NotFound(format!("no page {path}")).into_response();
+        return ApiError::NoPage(uri.path().to_string()).into_response();
     };
     // The page's files are only read; anything else is a client's mistake or a probe.
     if method != Method::GET && method != Method::HEAD {
@@ -253,6 +280,90 @@ async fn static_file(method: Method, uri: Uri) -> Response {
             .into_response();
     }
     page
+}
+
+/// Puts every error answer in the API's form, JSON with a `kind` (docs/api.md): axum's own
+/// refusals (an address that cannot be read, a method a route does not take, a query string
+/// that cannot be read, a request for a WebSocket that is not one) come as plain text or with
+/// no body at all, in axum's words.
+pub(crate) async fn error_bodies(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let res = next.run(req).await;
+    let status = res.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return res;
+    }
+    let is_json = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if is_json {
+        return res;
+    }
+    let (parts, body) = res.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let allow = parts.headers.get(header::ALLOW).cloned();
+    let (kind, message) = match status {
+        StatusCode::METHOD_NOT_ALLOWED => {
+            let allowed = allow
+                .as_ref()
+                .and_then(|v| v.to_str().ok())
+                .filter(|v| !v.is_empty())
+                .map(|v| format!(" ({v})"))
+                .unwrap_or_default();
+            (
+                "method_not_allowed",
+                format!("{method} is not allowed on {path}{allowed}"),
+            )
+        }
+        StatusCode::NOT_FOUND => ("not_found", ApiError::NoPage(path.clone()).to_string()),
+        StatusCode::REQUEST_TIMEOUT => ("timeout", ApiError::Timeout.to_string()),
+        s if s.is_server_error() => (
+            "internal",
+            "the server failed on this request; nothing was changed".to_string(),
+        ),
+        _ if text.starts_with("Invalid URL") => (
+            "bad_request",
+            format!(
+                "the address {path} cannot be read: each part must be UTF-8 text (percent-encoded)"
+            ),
+        ),
+        _ => match text.strip_prefix("Failed to deserialize query string") {
+            Some(rest) => (
+                "bad_request",
+                format!(
+                    "the query string is not valid: {}",
+                    crate::error::plain_serde_message(rest.trim_start_matches(':').trim())
+                ),
+            ),
+            None if text.is_empty() => (
+                "bad_request",
+                status
+                    .canonical_reason()
+                    .unwrap_or("the request was refused")
+                    .to_lowercase(),
+            ),
+            // Axum's other refusals (a WebSocket request that is not one) are plain sentences.
+            None => ("bad_request", text),
+        },
+    };
+    let mut answer = (
+        status,
+        Json(serde_json::json!({ "error": message, "kind": kind })),
+    )
+        .into_response();
+    if let Some(allow) = allow {
+        answer.headers_mut().insert(header::ALLOW, allow);
+    }
+    answer
 }
 
 /// The answer when a handler panicked: a 500 with the usual error body, logged at warn, rather
@@ -401,7 +512,7 @@ async fn commit(app: &AppState, s: &mut Session, ev: Event) -> Result<(), ApiErr
         return Err(e.into());
     }
     s.seq += 1;
-    if ev == Event::Assisted {
+    if matches!(ev, Event::Assisted | Event::Pause { .. }) {
         // An analysis asked for while the computer thinks must not stop its move.
         s.noted();
     } else {
@@ -416,6 +527,16 @@ async fn flag(app: &AppState, s: &mut Session) -> Result<bool, ApiError> {
         Some(ev) => commit(app, s, ev).await.map(|()| true),
         None => Ok(false),
     }
+}
+
+/// The refusal of an action that came after the flag fell (the fall is stored already, and the
+/// game's WebSockets told): 409, as for any action after the end, with the result stored.
+async fn too_late(app: &AppState, shared: &Shared) -> ApiError {
+    if let Err(e) = record_result(app, shared).await {
+        return e;
+    }
+    let status = shared.lock().await.state().status;
+    ApiError::Conflict(format!("the game is over: {status}"))
 }
 
 /// Stores a new game, with the event that sets up its position if any, and keeps it in memory.
@@ -918,11 +1039,19 @@ async fn play(
     {
         let mut s = shared.lock().await;
         let size = s.game.board().size();
-        let p: Point = parse_point(size, &req.point).map_err(bad)?;
+        let p: Point =
+            parse_point(size, &req.point).map_err(|e| match (e, size.width(), size.height()) {
+                // A bad request, as docs/api.md says: there is no such point to play.
+                (tengen_rules::CoordError::OffBoard(text, _), Some(w), Some(h)) => {
+                    ApiError::BadRequest(format!("{text} is off the {w}x{h} board"))
+                }
+                (e, ..) => bad(e),
+            })?;
         if flag(&app, &mut s).await? {
-            // The flag fell before the move arrived: the answer shows the game lost on time.
+            // The flag fell before the move arrived: the loss on time is stored, the move is
+            // refused.
             drop(s);
-            return answer(&app, &shared, Acts::default()).await;
+            return Err(too_late(&app, &shared).await);
         }
         if s.game.outcome().is_some() {
             return Err(ApiError::Conflict("the game is over".into()));
@@ -1010,9 +1139,11 @@ async fn choose(
 async fn change(app: &AppState, shared: &Shared, ev: Event) -> Result<Reply, ApiError> {
     {
         let mut s = shared.lock().await;
-        if !flag(app, &mut s).await? {
-            commit(app, &mut s, ev).await?;
+        if flag(app, &mut s).await? {
+            drop(s);
+            return Err(too_late(app, shared).await);
         }
+        commit(app, &mut s, ev).await?;
     }
     // Redo can stop where the computer is to move: it plays on.
     computer_turn(app, shared, false).await?;
@@ -1323,8 +1454,13 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::BadRequest(format!("bad request body: {e}")))
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let syntax = matches!(
+            e.classify(),
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+        );
+        ApiError::bad_json(&e.to_string(), syntax)
+    })
 }
 
 async fn hint(
@@ -1401,7 +1537,11 @@ async fn resign(
     let req: ResignRequest = optional_body(req)?;
     {
         let mut s = shared.lock().await;
-        if !flag(&app, &mut s).await? {
+        if flag(&app, &mut s).await? {
+            drop(s);
+            return Err(too_late(&app, &shared).await);
+        }
+        {
             let color = match req.color.as_deref() {
                 Some(c) => parse_color(c)?,
                 None if s.setup.opponent == Opponent::Computer => s.human_color(),

@@ -193,6 +193,22 @@ impl Clock {
         left
     }
 
+    /// The running clock's time left at `now`, to store when the server stops: the clocks do
+    /// not run while it is down, and [`Clock::resume_at`] takes the turn up from there.
+    pub fn paused(&self, now: Instant) -> Option<u64> {
+        let seat = self.running()?;
+        Some(self.remaining(seat, now))
+    }
+
+    /// Takes the running turn up where a stop of the server left it: `left_ms` remain, counted
+    /// from when the turn was set running (the replay). Never adds time.
+    pub fn resume_at(&mut self, left_ms: u64) {
+        if let Some((seat, _)) = self.running {
+            let i = idx(seat);
+            self.left[i] = self.left[i].min(left_ms);
+        }
+    }
+
     /// Sets the clock after an event, live or replayed: `readings` as stored with it, and the
     /// clock of `game`'s player to act running from `now`. A per-move clock takes nothing from
     /// `readings`: each turn has the whole move time, and a fallen flag (the game lost on time)
@@ -257,6 +273,38 @@ mod tests {
         assert_eq!(clock.fallen(at(now, 6_999)), None);
         assert_eq!(clock.fallen(at(now, 7_000)), Some(Seat::Second));
         assert_eq!(clock.after(TurnEnd::Flag, at(now, 7_000)), [9_000, 0]);
+    }
+
+    #[test]
+    fn a_paused_turn_resumes_with_the_time_it_had_left() {
+        for spec in [
+            ClockSpec::PerMove { ms: 5_000 },
+            ClockSpec::Total {
+                ms: 5_000,
+                increment_ms: 0,
+            },
+        ] {
+            let mut clock = Clock::new(spec).expect("a clock");
+            let mut game = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+            let t0 = Instant::now();
+            assert_eq!(clock.paused(t0), None);
+            game.play(Point::new(7, 7)).expect("legal");
+            clock.set(clock.after(TurnEnd::Stone(Seat::First), t0), &game, t0);
+            let left = clock.paused(at(t0, 1_200)).expect("running");
+            assert_eq!(left, 3_800);
+            // After the restart: the turn starts again, with what was left.
+            let t1 = at(t0, 60_000);
+            clock.set(clock.readings(), &game, t1);
+            clock.resume_at(left);
+            assert_eq!(clock.remaining(Seat::Second, at(t1, 800)), 3_000);
+            assert_eq!(clock.deadline(), Some(at(t1, 3_800)));
+            // The move charges the time from the restart on top.
+            let after = clock.after(TurnEnd::Stone(Seat::Second), at(t1, 800));
+            match spec {
+                ClockSpec::Total { .. } => assert_eq!(after, [5_000, 3_000]),
+                _ => assert_eq!(after, [5_000, 5_000]),
+            }
+        }
     }
 
     #[test]

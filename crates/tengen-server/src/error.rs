@@ -15,6 +15,9 @@ pub enum ApiError {
     /// No game with this id (404).
     #[error("no game {0:?} (it may have been left or the server restarted)")]
     NotFound(String),
+    /// Nothing at this address (404): not a page of the site, nor a route of the API.
+    #[error("nothing here: {0} is not a page of this site or a part of its API")]
+    NoPage(String),
     /// The request conflicts with the game's state: not your turn, nothing to undo, a search was
     /// superseded (409).
     #[error("{0}")]
@@ -68,17 +71,147 @@ impl ApiError {
         ApiError::BadRequest(format!("bad request body: {e}"))
     }
 
-    /// A JSON body as read by axum, or the answer to one that could not be.
+    /// A JSON body as read by axum, or the answer to one that could not be: what is wrong
+    /// with it in our words, without axum's or Rust's (no type names).
     pub(crate) fn json_body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-        body.map(|Json(v)| v).map_err(|e| ApiError::from_body(&e))
+        body.map(|Json(v)| v).map_err(|e| match e {
+            JsonRejection::JsonDataError(_) | JsonRejection::JsonSyntaxError(_) => {
+                let syntax = matches!(e, JsonRejection::JsonSyntaxError(_));
+                let text = e.body_text();
+                let detail = [
+                    "Failed to deserialize the JSON body into the target type: ",
+                    "Failed to parse the request body as JSON: ",
+                ]
+                .iter()
+                .find_map(|p| text.strip_prefix(p))
+                .unwrap_or(&text);
+                ApiError::bad_json(detail, syntax)
+            }
+            JsonRejection::MissingJsonContentType(_) => ApiError::BadRequest(
+                "the body must be JSON, sent with Content-Type: application/json".into(),
+            ),
+            JsonRejection::BytesRejection(e) => ApiError::from_body(&e),
+            other => ApiError::from_body(&other),
+        })
     }
+
+    /// The answer to a JSON body that could not be read as the request: `detail` is serde's
+    /// message (with the field's path first, when known), `syntax` whether the body is not
+    /// JSON at all (or holds a value of a kind the field cannot take at all).
+    pub(crate) fn bad_json(detail: &str, syntax: bool) -> ApiError {
+        // Where in the body, and what: "clock.kind: unknown variant ..." (no path at the top).
+        let (path, what) = match detail.split_once(": ") {
+            Some((path, what)) if !path.is_empty() && !path.contains(' ') => (Some(path), what),
+            _ => (None, detail),
+        };
+        let what = plain_serde_message(what);
+        match (path, syntax) {
+            (Some(path), true) => ApiError::BadRequest(format!(
+                "the body is not a valid request: {path}: not a value this field takes"
+            )),
+            (None, true) => ApiError::BadRequest(format!(
+                "the body is not valid JSON: {}",
+                without_position(detail)
+            )),
+            (Some(path), false) => {
+                ApiError::BadRequest(format!("the body is not a valid request: {path}: {what}"))
+            }
+            (None, false) => {
+                ApiError::BadRequest(format!("the body is not a valid request: {what}"))
+            }
+        }
+    }
+}
+
+/// Serde's message about a value, in words a client can use: no Rust type names (`struct
+/// CreateRequest`, `u64`), no `sequence` or `map`.
+pub(crate) fn plain_serde_message(message: &str) -> String {
+    let message = without_position(message);
+    let (head, expected) = match message.split_once(", expected ") {
+        Some((head, expected)) => (head, Some(plain_expected(expected))),
+        None => (message, None),
+    };
+    let kind = |k: &str| match k {
+        "sequence" => "a list".to_string(),
+        "map" => "an object".to_string(),
+        "integer" | "floating point" => "a number".to_string(),
+        "boolean" => "a boolean".to_string(),
+        "string" => "a string".to_string(),
+        "null" => "null".to_string(),
+        other => other.to_string(),
+    };
+    let head = if let Some(rest) = head.strip_prefix("invalid type: ") {
+        // "integer `5`", "sequence", "string \"x\"".
+        let (k, shown) = rest.split_once(' ').unwrap_or((rest, ""));
+        let k = if k == "floating" { "floating point" } else { k };
+        let shown = shown.strip_prefix("point").unwrap_or(shown).trim();
+        if shown.is_empty() {
+            format!("got {}", kind(k))
+        } else {
+            format!("got {} {shown}", kind(k))
+        }
+    } else if head.starts_with("invalid length") {
+        // A list where an object is due (serde reads a struct from a list too).
+        "got a list".to_string()
+    } else if let Some(rest) = head.strip_prefix("invalid value: ") {
+        format!("got {rest}")
+    } else if head.chars().any(char::is_uppercase) && !head.contains('`') {
+        // A message of a type's own that names it.
+        "not a value this field takes".to_string()
+    } else {
+        head.to_string()
+    };
+    match expected {
+        Some(expected) => format!("{head}, expected {expected}"),
+        None => head,
+    }
+}
+
+/// Serde's message without its position (" at line 1 column 5"): it adds nothing for bodies
+/// this small, and is not always right after the path.
+fn without_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => &message[..i],
+        _ => message,
+    }
+}
+
+/// What serde says was expected, without Rust's type names.
+fn plain_expected(expected: &str) -> String {
+    let e = expected.trim();
+    let e = e.strip_prefix("a ").unwrap_or(e);
+    if e.starts_with("struct") || e.starts_with("map") {
+        return "an object".into();
+    }
+    if e.starts_with("enum") {
+        return "one of the names it takes".into();
+    }
+    if e.starts_with("sequence") || e.starts_with("tuple") {
+        return "a list".into();
+    }
+    let ints = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+    ];
+    if ints.contains(&e) {
+        return "a whole number".into();
+    }
+    if e == "f32" || e == "f64" {
+        return "a number".into();
+    }
+    // Names in backquotes are the client's words (fields, variants); anything else with a
+    // capital is a type's name.
+    let outside_quotes: String = expected.split('`').step_by(2).collect();
+    if outside_quotes.chars().any(char::is_uppercase) {
+        return "a value of another form".into();
+    }
+    expected.trim().to_string()
 }
 
 impl ApiError {
     fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound(_) | ApiError::NoPage(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::IllegalMove(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Database(_) | ApiError::Engine(_) | ApiError::Internal(_) => {
@@ -94,7 +227,7 @@ impl ApiError {
     fn kind(&self) -> &'static str {
         match self {
             ApiError::BadRequest(_) => "bad_request",
-            ApiError::NotFound(_) => "not_found",
+            ApiError::NotFound(_) | ApiError::NoPage(_) => "not_found",
             ApiError::Conflict(_) => "conflict",
             ApiError::IllegalMove(_) => "illegal_move",
             ApiError::Database(_) => "database",

@@ -160,6 +160,7 @@ fn layered(
         SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
     };
     router
+        .layer(axum::middleware::from_fn(api::error_bodies))
         .layer(axum::Extension(limits))
         .layer(tower::util::MapRequestLayer::new({
             let timeout = config.read_timeout;
@@ -198,6 +199,8 @@ pub struct Server {
     router: axum::Router,
     addr: SocketAddr,
     limits: serve::ConnLimits,
+    app: api::AppState,
+    online: online::Online,
 }
 
 impl Server {
@@ -240,6 +243,7 @@ impl Server {
             config.analysis_secs_per_minute,
         ));
         let app = api::AppState::new(store, pool);
+        let games = (app.clone(), online.clone());
         // Games where the computer was thinking when the server stopped: it thinks again.
         tokio::spawn({
             let app = app.clone();
@@ -266,6 +270,8 @@ impl Server {
                 idle_timeout: config.idle_timeout,
                 per_client: config.connections_per_client,
             },
+            app: games.0,
+            online: games.1,
         })
     }
 
@@ -274,21 +280,44 @@ impl Server {
         self.addr
     }
 
-    /// Serves until `shutdown` completes.
+    /// Serves until `shutdown` completes; then stores where the running clocks stand (clocks
+    /// do not run while the server is down: a game comes back with the time its player had
+    /// left at the stop).
     pub async fn run_until(
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         serve::serve(self.listener, self.router, self.limits, shutdown).await;
+        let local = self.app.pause_all().await;
+        let online = self.online.pause_all().await;
+        tracing::info!(local, online, "stopped; running clocks stored");
         Ok(())
     }
 
-    /// Serves until Ctrl-C.
+    /// Serves until Ctrl-C or (on Unix) SIGTERM.
     pub async fn run(self) -> Result<(), ServeError> {
         self.run_until(async {
-            // If the signal cannot be installed, serve until killed.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
+            let ctrl_c = async {
+                // If the signal cannot be installed, serve until killed.
+                if tokio::signal::ctrl_c().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            #[cfg(unix)]
+            let term = async {
+                use tokio::signal::unix::{SignalKind, signal};
+                match signal(SignalKind::terminate()) {
+                    Ok(mut s) => {
+                        s.recv().await;
+                    }
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            #[cfg(not(unix))]
+            let term = std::future::pending::<()>();
+            tokio::select! {
+                () = ctrl_c => {}
+                () = term => {}
             }
         })
         .await

@@ -146,6 +146,13 @@ pub enum Event {
     },
     /// A hint or an analysis was asked for.
     Assisted,
+    /// The server stopped (gracefully) with a clock running: the time it had left then, in
+    /// milliseconds. Clocks do not run while the server is down: replayed, the turn goes on
+    /// from there.
+    Pause {
+        /// The running clock's time left.
+        left_ms: u64,
+    },
 }
 
 /// A move or decision in a stored position.
@@ -653,6 +660,12 @@ impl Session {
         })
     }
 
+    /// The event that notes the running clock's time left as the server stops, if a clock runs.
+    pub fn pause_event(&self) -> Option<Event> {
+        let left_ms = self.clock.as_ref()?.paused(Instant::now())?;
+        Some(Event::Pause { left_ms })
+    }
+
     /// Plays `ev`, a new event, checking it against the game: the game and the clock change,
     /// or (an error) nothing does.
     pub fn apply_live(&mut self, ev: &Event) -> Result<(), ApiError> {
@@ -681,9 +694,9 @@ impl Session {
             // An undo of a five reopens the game.
             (false, _) => None,
         };
-        // A hint noted leaves the turn, so the clock, as it was.
+        // A hint noted or a pause leaves the turn, so the clock, as it was.
         if let (Some(clock), Some(readings)) = (&mut self.clock, readings)
-            && *ev != Event::Assisted
+            && !matches!(ev, Event::Assisted | Event::Pause { .. })
         {
             clock.set(readings, &self.game, now);
         }
@@ -699,7 +712,11 @@ impl Session {
             if clock::seat_of(&self.game, Color::Black) == Seat::Second {
                 readings.reverse();
             }
-            clock.set(readings, &self.game, Instant::now());
+            match ev {
+                // The turn goes on with the time it had left when the server stopped.
+                Event::Pause { left_ms } => clock.resume_at(*left_ms),
+                _ => clock.set(readings, &self.game, Instant::now()),
+            }
         }
         self.seq += 1;
         Ok(())
@@ -753,8 +770,9 @@ impl Session {
                 .lose_on_time(parse_color(color)?)
                 .map_err(conflict)?,
             Event::Assisted => self.assisted = true,
+            Event::Pause { .. } => {}
         }
-        if !matches!(ev, Event::Assisted) {
+        if !matches!(ev, Event::Assisted | Event::Pause { .. }) {
             self.held = matches!(ev, Event::Position { .. });
         }
         Ok(())

@@ -137,10 +137,22 @@ async fn bad_input_is_a_clear_error_and_changes_nothing() {
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
     assert!(e["error"].as_str().is_some_and(|t| t.contains("occupied")));
-    let (s, _) = app
-        .post(&format!("/api/games/{id}/moves"), json!({ "move": "z99" }))
-        .await;
-    assert_eq!(s, StatusCode::BAD_REQUEST);
+    // A point off the board is a bad request (docs/api.md), as an unreadable one is.
+    for m in ["z99", "p1", "a16", "hh"] {
+        let (s, e) = app
+            .post(&format!("/api/games/{id}/moves"), json!({ "move": m }))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{m}: {e}");
+        assert_eq!(e["kind"], "bad_request", "{m}: {e}");
+        if m != "hh" {
+            assert!(
+                e["error"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("off the 15x15 board")),
+                "{m}: {e}"
+            );
+        }
+    }
     let (s, _) = app
         .post(&format!("/api/games/{id}/moves"), json!({ "mvoe": "a1" }))
         .await;
@@ -838,6 +850,200 @@ async fn a_loss_on_time_against_the_computer_is_recorded() {
     assert_eq!(v["clock"]["white_ms"], 0);
     let (_, t) = app.get("/api/results?player=Tim").await;
     assert_eq!(t["levels"][0]["losses"], 1, "{t}");
+}
+
+#[tokio::test]
+async fn a_move_after_the_flag_fell_is_refused_and_the_loss_stands() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "friend", "clock": { "kind": "per_move", "ms": 1000 } }))
+        .await;
+    let id = gid(&g);
+    let played = app.play(&id, "h8").await;
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    // White's move comes too late: refused as after any end, and not played.
+    let (status, v) = app
+        .post(&format!("/api/games/{id}/moves"), json!({ "move": "h9" }))
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{v}");
+    assert_eq!(v["kind"], "conflict", "{v}");
+    let error = v["error"].as_str().expect("a message");
+    assert!(error.contains("the game is over"), "{error}");
+    assert!(error.contains("white ran out of time"), "{error}");
+    // The state is as before the move but for the fall, which is stored.
+    let (_, s) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(s["moves"], played["moves"]);
+    assert_eq!(s["status"], "Black wins: white ran out of time");
+    assert_eq!(s["reason"], "timeout");
+    assert_eq!(s["seq"], played["seq"].as_u64().expect("seq") + 1, "{s}");
+    // Undo and resignation after it are refused the same way.
+    for path in ["undo", "resign"] {
+        let (status, v) = app
+            .post(&format!("/api/games/{id}/{path}"), json!({}))
+            .await;
+        assert_eq!(status, StatusCode::CONFLICT, "{path}: {v}");
+    }
+    let (_, after) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(after["seq"], s["seq"]);
+}
+
+/// A raw request: the status, the `Allow` header and the body read as JSON (or `Null`).
+async fn raw(
+    app: &App,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<&str>,
+) -> (StatusCode, Option<String>, Value) {
+    let mut r = app.http.request(method, format!("{}{path}", app.base));
+    if let Some(body) = body {
+        r = r
+            .header("content-type", "application/json")
+            .body(body.to_string());
+    }
+    let r = r.send().await.expect("request");
+    let status = r.status();
+    let allow = r
+        .headers()
+        .get("allow")
+        .map(|v| v.to_str().expect("text").to_string());
+    let text = r.text().await.expect("body");
+    let v = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: not JSON: {text:?}"));
+    (status, allow, v)
+}
+
+#[tokio::test]
+async fn every_error_is_json_with_a_kind_in_our_words() {
+    use reqwest::Method;
+    let app = start().await;
+    let id = gid(&app.create(json!({ "opponent": "friend" })).await);
+    let moves = format!("/api/games/{id}/moves");
+    let resign = format!("/api/games/{id}/resign");
+    // Bodies that are not the request: the field and what is wrong, without Rust's type names.
+    let bodies: [(&str, &str, &[&str]); 10] = [
+        ("/api/games", "[]", &["got a list, expected an object"]),
+        ("/api/games", r#"{"opponent":5}"#, &["opponent"]),
+        (
+            "/api/games",
+            r#"{"opponent":"nobody"}"#,
+            &["opponent", "`friend`"],
+        ),
+        (
+            "/api/games",
+            r#"{"clock":{"kind":"total","ms":"x"}}"#,
+            &["clock", "a whole number"],
+        ),
+        ("/api/games", r#"{"wait":3}"#, &["wait", "a boolean"]),
+        (
+            "/api/games",
+            r#"{"colour":"x"}"#,
+            &["unknown field `colour`"],
+        ),
+        (
+            "/api/games",
+            "{",
+            &["not valid JSON", "EOF while parsing an object"],
+        ),
+        (&moves, "{}", &["missing field `move`"]),
+        (&moves, r#"{"move":[1]}"#, &["move", "a string"]),
+        (&resign, "[]", &["an object"]),
+    ];
+    for (path, body, words) in bodies {
+        let (status, _, v) = raw(&app, Method::POST, path, Some(body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {v}");
+        assert_eq!(v["kind"], "bad_request", "{body}: {v}");
+        let error = v["error"].as_str().expect("a message");
+        assert!(error.starts_with("the body is not"), "{body}: {error}");
+        for w in words {
+            assert!(error.contains(w), "{body}: {error:?} lacks {w:?}");
+        }
+        for internal in [
+            "struct",
+            "Request",
+            "enum",
+            "Failed to",
+            "u64",
+            "sequence",
+            "expected value",
+            "line 1",
+        ] {
+            assert!(
+                !error.contains(internal),
+                "{body}: {error:?} holds {internal:?}"
+            );
+        }
+    }
+    // An address that cannot be read, a method a route does not take, an unknown path, a
+    // query string that cannot be read, a WebSocket request that is not one.
+    let (status, _, v) = raw(&app, Method::GET, "/api/games/%ff", None).await;
+    assert_eq!(
+        (status, v["kind"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_request")),
+        "{v}"
+    );
+    assert!(
+        v["error"]
+            .as_str()
+            .expect("message")
+            .contains("cannot be read"),
+        "{v}"
+    );
+    let (status, allow, v) = raw(&app, Method::GET, "/api/games", None).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{v}");
+    assert_eq!(v["kind"], "method_not_allowed");
+    assert_eq!(allow.as_deref(), Some("POST"));
+    assert!(
+        v["error"]
+            .as_str()
+            .expect("message")
+            .starts_with("GET is not allowed on /api/games"),
+        "{v}"
+    );
+    let (status, _, v) = raw(&app, Method::GET, "/nonexistent", None).await;
+    assert_eq!(
+        (status, v["kind"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found")),
+        "{v}"
+    );
+    let error = v["error"].as_str().expect("message");
+    assert!(
+        error.contains("/nonexistent") && !error.contains("no game"),
+        "{error}"
+    );
+    let (status, _, v) = raw(&app, Method::GET, "/api/nonexistent", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{v}");
+    let (status, _, v) = raw(
+        &app,
+        Method::GET,
+        &format!("/api/games/{id}/record?format=doc"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, v["kind"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_request")),
+        "{v}"
+    );
+    let (status, _, v) = raw(
+        &app,
+        Method::GET,
+        "/api/results?player=a&player=b&x=1",
+        None,
+    )
+    .await;
+    assert!(
+        status.is_success() || v["kind"] == "bad_request",
+        "{status} {v}"
+    );
+    let (status, _, v) = raw(&app, Method::GET, &format!("/api/games/{id}/ws"), None).await;
+    assert!(status.is_client_error(), "{status} {v}");
+    assert_eq!(v["kind"], "bad_request", "{v}");
+    // A game that does not exist is still named as such.
+    let (status, _, v) = raw(&app, Method::GET, "/api/games/abc123", None).await;
+    assert_eq!(
+        (status, v["kind"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found")),
+        "{v}"
+    );
 }
 
 /// Reads a server-sent event stream until `want` events named `name` have come, or the

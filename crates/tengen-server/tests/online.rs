@@ -20,6 +20,9 @@ type Ws =
 struct Running {
     addr: SocketAddr,
     runtime: Option<tokio::runtime::Runtime>,
+    // Stops the server gracefully (`stop`), as SIGTERM or Ctrl-C does.
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    served: Option<tokio::task::JoinHandle<Result<(), tengen_server::ServeError>>>,
 }
 
 impl Running {
@@ -56,11 +59,32 @@ impl Running {
         })
         .expect("the server starts");
         let addr = server.local_addr();
-        runtime.spawn(server.run_until(std::future::pending()));
+        let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = runtime.spawn(server.run_until(async move {
+            let _ = stopped.await;
+        }));
         Running {
             addr,
             runtime: Some(runtime),
+            shutdown: Some(shutdown),
+            served: Some(served),
         }
+    }
+
+    /// Stops the server as a signal does: it stops serving, stores what it must, and ends.
+    fn stop(&mut self) {
+        if let (Some(shutdown), Some(served), Some(rt)) = (
+            self.shutdown.take(),
+            self.served.take(),
+            self.runtime.as_ref(),
+        ) {
+            let _ = shutdown.send(());
+            // Blocking is not allowed inside the test's runtime: wait from a plain thread.
+            std::thread::scope(|s| s.spawn(|| rt.block_on(served)).join().expect("stop thread"))
+                .expect("the server task")
+                .expect("the server stops cleanly");
+        }
+        self.crash();
     }
 
     fn url(&self, path: &str) -> String {
@@ -806,4 +830,135 @@ async fn event_logs_stored_in_the_old_form_replay() {
         [s.seats[0].clock_ms, s.seats[1].clock_ms],
         [Some(30_000), Some(0)]
     );
+}
+
+#[tokio::test]
+async fn a_graceful_restart_keeps_the_clocks_and_the_open_request() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut server = Running::start(dir.path(), 120);
+    let req = serde_json::json!({"clock": {"kind": "total", "ms": 60000, "increment_ms": 0}});
+    let (a, b, mut black, mut white) = seated_pair(&server, req).await;
+    black.play("h8").await;
+    black.state(moves(1)).await;
+    white.play("h9").await;
+    white.state(moves(2)).await;
+    white
+        .send(ClientMsg::Request {
+            kind: RequestKind::Draw,
+        })
+        .await;
+    black.state(asked(RequestKind::Draw)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let before = get_state(&server, &a.id).await;
+    let read_at = std::time::Instant::now();
+    let left = before.seats[0].clock_ms.expect("a clock");
+    assert!(left <= 58_500, "{left}");
+    drop((black, white));
+    server.stop();
+    let mut server = Running::start(dir.path(), 120);
+    let back = get_state(&server, &a.id).await;
+    let since = u64::try_from(read_at.elapsed().as_millis()).expect("ms");
+    // The clock comes back where it stood at the stop, not at the start of the turn.
+    assert_eq!(back.running, Some(Role::First));
+    let now = back.seats[0].clock_ms.expect("a clock");
+    assert!(
+        now <= left && left - now <= since,
+        "{left} before the stop, {now} after, {since} ms later"
+    );
+    assert_eq!(back.seats[1].clock_ms, before.seats[1].clock_ms);
+    // The draw offer is still open, and is answered as before.
+    let open = back.request.expect("the draw offer survives the restart");
+    assert_eq!((open.kind, open.by), (RequestKind::Draw, Role::Second));
+    let mut black = Client::connect(&server, &a.id, Some(&a.token))
+        .await
+        .expect("black");
+    black.send(ClientMsg::Decline).await;
+    black.state(|s| s.request.is_none()).await;
+    // Declined, it stays gone after a crash too; a request lapsed by a move as well.
+    let mut white = Client::connect(&server, &a.id, Some(&b.token))
+        .await
+        .expect("white");
+    white
+        .send(ClientMsg::Request {
+            kind: RequestKind::Takeback,
+        })
+        .await;
+    black.state(asked(RequestKind::Takeback)).await;
+    black.play("i8").await;
+    black
+        .state(|s| s.moves.len() == 3 && s.request.is_none())
+        .await;
+    drop((black, white));
+    server.crash();
+    let server = Running::start(dir.path(), 120);
+    let back = get_state(&server, &a.id).await;
+    assert_eq!(back.moves.len(), 3);
+    assert!(back.request.is_none());
+    assert_eq!(back.running, Some(Role::Second));
+}
+
+async fn post_json(
+    server: &Running,
+    path: &str,
+    body: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let r = reqwest::Client::new()
+        .post(server.url(path))
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    let status = r.status().as_u16();
+    (status, r.json().await.expect("json"))
+}
+
+async fn get_json(server: &Running, path: &str) -> serde_json::Value {
+    reqwest::get(server.url(path))
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json")
+}
+
+#[tokio::test]
+async fn a_graceful_restart_keeps_a_local_games_clock_where_it_stood() {
+    let dir = tempfile::tempdir().expect("dir");
+    for clock in [
+        serde_json::json!({"kind": "total", "ms": 60000, "increment_ms": 0}),
+        serde_json::json!({"kind": "per_move", "ms": 60000}),
+    ] {
+        let mut server = Running::start(dir.path(), 120);
+        let body = serde_json::json!({"opponent": "friend", "clock": clock});
+        let (status, game) = post_json(&server, "/api/games", body).await;
+        assert_eq!(status, 201, "{game}");
+        let id = game["id"].as_str().expect("id").to_string();
+        for m in ["h8", "h9"] {
+            let path = format!("/api/games/{id}/moves");
+            let (status, v) = post_json(&server, &path, serde_json::json!({ "move": m })).await;
+            assert_eq!(status, 200, "{v}");
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let before = get_json(&server, &format!("/api/games/{id}")).await;
+        let read_at = std::time::Instant::now();
+        let left = before["clock"]["black_ms"].as_u64().expect("black_ms");
+        assert!(left <= 58_500, "{before}");
+        server.stop();
+        let server = Running::start(dir.path(), 120);
+        let back = get_json(&server, &format!("/api/games/{id}")).await;
+        let since = u64::try_from(read_at.elapsed().as_millis()).expect("ms");
+        assert_eq!(back["clock"]["running"], "black", "{back}");
+        let now = back["clock"]["black_ms"].as_u64().expect("black_ms");
+        assert!(
+            now <= left && left - now <= since,
+            "{clock}: {left} before the stop, {now} after, {since} ms later"
+        );
+        assert_eq!(back["moves"], before["moves"]);
+        assert_eq!(back["clock"]["white_ms"], before["clock"]["white_ms"]);
+        // The game plays on from there.
+        let path = format!("/api/games/{id}/moves");
+        let (status, v) = post_json(&server, &path, serde_json::json!({ "move": "i8" })).await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["clock"]["running"], "white", "{v}");
+    }
 }

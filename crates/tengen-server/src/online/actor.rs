@@ -127,6 +127,12 @@ pub enum Cmd {
     /// Leave memory at once: another node runs the game now (`cluster`). The connections
     /// close, and reconnect to wherever it runs.
     Leave,
+    /// The server stops: store the running clock's time left (or its fallen flag). Answers
+    /// whether something was stored.
+    Pause {
+        /// The answer.
+        reply: Reply<bool>,
+    },
 }
 
 impl Cmd {
@@ -138,6 +144,7 @@ impl Cmd {
             Cmd::Join { reply, .. } => Some(reply.failer()),
             Cmd::State { reply } => Some(reply.failer()),
             Cmd::Record { reply } => Some(reply.failer()),
+            Cmd::Pause { reply } => Some(reply.failer()),
             Cmd::Disconnect { .. } | Cmd::Chat { .. } | Cmd::Leave => None,
         }
     }
@@ -442,6 +449,18 @@ impl Actor {
             }
             Cmd::Record { reply } => {
                 let _ = reply.send(record_of(&self.table));
+            }
+            Cmd::Pause { reply } => {
+                let backup = self.table.clone();
+                let Some(stored) = self.table.pause(now) else {
+                    let _ = reply.send(false);
+                    return;
+                };
+                let ok = self.store(&[stored], backup).await.is_ok();
+                let _ = reply.send(ok);
+                if ok {
+                    self.broadcast_state();
+                }
             }
             // The run loop leaves on it before any handling.
             Cmd::Leave => {}

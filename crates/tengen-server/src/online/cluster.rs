@@ -829,6 +829,11 @@ async fn forward(
         },
         // Only games running here are told to leave; a proxy just ends.
         Cmd::Leave => false,
+        // Only games running here are paused; the owner pauses its own.
+        Cmd::Pause { reply } => {
+            let _ = reply.send(false);
+            true
+        }
         Cmd::Record { reply } => {
             // Every acknowledged event is in the store: the record is read from there.
             match inner.reload(game).await {

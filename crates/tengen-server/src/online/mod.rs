@@ -596,6 +596,29 @@ impl Online {
         Ok(Online { inner })
     }
 
+    /// At a graceful stop: each game running here whose clock runs stores the time that
+    /// clock has left (or its fallen flag), so that after the restart the turn goes on from
+    /// there. Returns how many did.
+    pub(crate) async fn pause_all(&self) -> usize {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let mut answers = Vec::new();
+        // Every game is asked first, so that their writes share commits.
+        for (_, cmds) in self.inner.local_actors() {
+            let (reply, answer) = actor::Reply::new();
+            let sent = tokio::time::timeout_at(deadline, cmds.send(Cmd::Pause { reply })).await;
+            if matches!(sent, Ok(Ok(()))) {
+                answers.push(answer);
+            }
+        }
+        let mut paused = 0;
+        for answer in answers {
+            if let Ok(Ok(Ok(true))) = tokio::time::timeout_at(deadline, answer).await {
+                paused += 1;
+            }
+        }
+        paused
+    }
+
     /// Creates a game and seats its creator.
     pub async fn create(&self, req: wire::CreateGame) -> Result<wire::Seated, ApiError> {
         let bad = |e: String| ApiError::BadRequest(e);

@@ -123,6 +123,23 @@ pub enum Event {
     },
     /// A chat line.
     Chat(ChatLine),
+    /// A player asked the other (a takeback, a draw, a rematch): the request stays open until
+    /// it is answered, withdrawn or lapses.
+    Request {
+        /// Who asked.
+        by: Role,
+        /// What.
+        request: RequestKind,
+    },
+    /// The open request was declined or withdrawn.
+    RequestClosed,
+    /// The server stopped (gracefully) with a clock running: the time it had left then, in
+    /// milliseconds. Clocks do not run while the server is down: replayed, the turn goes on
+    /// from there.
+    Pause {
+        /// The running clock's time left.
+        left_ms: u64,
+    },
 }
 
 /// An event with the clocks as they stand after it.
@@ -418,6 +435,21 @@ impl Table {
         [self.players[1].clone(), self.players[0].clone()]
     }
 
+    /// At a graceful stop of the server: the event that notes the running clock's time left
+    /// (or its fallen flag), applied; none when no clock runs.
+    pub fn pause(&mut self, now: Instant) -> Option<Stored> {
+        if let Some(timeout) = self.check_time(now) {
+            return Some(timeout);
+        }
+        let left_ms = self.clock.as_ref()?.paused(now)?;
+        let stored = Stored {
+            event: Event::Pause { left_ms },
+            clocks: self.readings(),
+        };
+        self.apply(&stored, now).ok()?;
+        Some(stored)
+    }
+
     /// Checks and does what `seat` asks at `now`.
     pub fn act(&mut self, seat: Seat, action: Action, now: Instant) -> Result<Done, Refused> {
         let mut done = Done::default();
@@ -448,10 +480,10 @@ impl Table {
         match action {
             Action::Move(text) => self.play_move(seat, &text, now, done),
             Action::Choose(text) => self.choose(seat, text, now, done),
-            Action::Request(kind) => self.open_request(seat, kind),
+            Action::Request(kind) => self.open_request(seat, kind, now, done),
             Action::Accept => self.accept(seat, now, done),
-            Action::Decline => self.decline(seat, done),
-            Action::Cancel => self.cancel(seat, done),
+            Action::Decline => self.decline(seat, now, done),
+            Action::Cancel => self.cancel(seat, now, done),
             Action::Resign => self.resign(seat, now, done),
             Action::Claim => self.claim(seat, now, done),
         }
@@ -550,7 +582,13 @@ impl Table {
         self.store(event, clocks, now, done)
     }
 
-    fn open_request(&mut self, seat: Seat, kind: RequestKind) -> Result<(), Refused> {
+    fn open_request(
+        &mut self,
+        seat: Seat,
+        kind: RequestKind,
+        now: Instant,
+        done: &mut Done,
+    ) -> Result<(), Refused> {
         if !self.both_seated() {
             return refuse("there is no opponent to ask yet");
         }
@@ -572,8 +610,13 @@ impl Table {
             }
             _ => {}
         }
-        self.request = Some((kind, seat));
-        Ok(())
+        // Stored, so that a restart finds it open.
+        let event = Event::Request {
+            by: role(seat),
+            request: kind,
+        };
+        let clocks = self.readings();
+        self.store(event, clocks, now, done)
     }
 
     // The open request `seat` may answer: one made by the other seat.
@@ -617,9 +660,10 @@ impl Table {
         }
     }
 
-    fn decline(&mut self, seat: Seat, done: &mut Done) -> Result<(), Refused> {
+    fn decline(&mut self, seat: Seat, now: Instant, done: &mut Done) -> Result<(), Refused> {
         let (kind, _) = self.request_to_answer(seat)?;
-        self.request = None;
+        let clocks = self.readings();
+        self.store(Event::RequestClosed, clocks, now, done)?;
         done.notice = Some(format!(
             "{} declined the {}",
             self.name(seat),
@@ -632,10 +676,11 @@ impl Table {
         Ok(())
     }
 
-    fn cancel(&mut self, seat: Seat, done: &mut Done) -> Result<(), Refused> {
+    fn cancel(&mut self, seat: Seat, now: Instant, done: &mut Done) -> Result<(), Refused> {
         match self.request {
             Some((kind, by)) if by == seat => {
-                self.request = None;
+                let clocks = self.readings();
+                self.store(Event::RequestClosed, clocks, now, done)?;
                 done.notice = Some(format!(
                     "{} withdrew the {} request",
                     self.name(seat),
@@ -766,7 +811,15 @@ impl Table {
                 .map_err(|e| e.to_string())?;
                 self.request = None;
             }
-            Event::Rematch { id } => self.rematch = Some(id.clone()),
+            Event::Rematch { id } => {
+                self.rematch = Some(id.clone());
+                self.request = None;
+            }
+            Event::Request { by, request } => {
+                self.request = Some((*request, seat_of(*by)?));
+            }
+            Event::RequestClosed => self.request = None,
+            Event::Pause { .. } => {}
             Event::Chat(line) => {
                 if self.chat.len() == CHAT_HISTORY {
                     self.chat.pop_front();
@@ -776,10 +829,20 @@ impl Table {
         }
         self.seq += 1;
         if let Some(clock) = &mut self.clock
-            && !matches!(stored.event, Event::Chat(_) | Event::Rematch { .. })
+            && !matches!(
+                stored.event,
+                Event::Chat(_)
+                    | Event::Rematch { .. }
+                    | Event::Request { .. }
+                    | Event::RequestClosed
+            )
         {
             // The clocks as stored; the seat to act (if any) starts thinking now.
             clock.set(stored.clocks, &self.game, now);
+            // After a stop of the server, with the time it had left then.
+            if let Event::Pause { left_ms } = stored.event {
+                clock.resume_at(left_ms);
+            }
         }
         Ok(())
     }
@@ -976,8 +1039,11 @@ mod tests {
                 .expect("move")
                 .stored,
         );
-        t.act(Seat::Second, Action::Request(RequestKind::Takeback), now)
-            .expect("asks");
+        log.extend(
+            t.act(Seat::Second, Action::Request(RequestKind::Takeback), now)
+                .expect("asks")
+                .stored,
+        );
         let d = t.act(Seat::First, Action::Accept, now).expect("accepts");
         assert_eq!(
             d.stored[0].event,
@@ -1066,5 +1132,54 @@ mod tests {
         let out = t.game().outcome().expect("black lost");
         assert_eq!(out.winner, Some(Color::White));
         assert_eq!(t.winner_seat(), Some(Seat::Second));
+    }
+
+    #[test]
+    fn open_requests_and_pauses_are_stored_and_replay() {
+        let clock = ClockSpec::PerMove { ms: 10_000 };
+        let (mut t, _, mut log) = table_and_log("free", clock);
+        let t0 = Instant::now();
+        for (seat, at) in [(Seat::First, "h8"), (Seat::Second, "h9")] {
+            log.extend(
+                t.act(seat, Action::Move(at.into()), t0)
+                    .expect("legal")
+                    .stored,
+            );
+        }
+        // A draw offer is an event of its own, which leaves the clocks alone.
+        let d = t
+            .act(Seat::Second, Action::Request(RequestKind::Draw), t0)
+            .expect("offer");
+        assert_eq!(
+            d.stored[0].event,
+            Event::Request {
+                by: Role::Second,
+                request: RequestKind::Draw
+            }
+        );
+        log.extend(d.stored);
+        // The server stops 3 s into black's turn.
+        let stop = t0 + Duration::from_millis(3_000);
+        let paused = t.pause(stop).expect("a clock runs");
+        assert_eq!(paused.event, Event::Pause { left_ms: 7_000 });
+        log.push(paused);
+        // Replayed (a minute later, say): the turn goes on with the 7 s it had left.
+        let r = replayed(&t, &log);
+        let back = Instant::now();
+        let state = r.state(back, [true, true], 0);
+        let open = state.request.expect("the offer is open again");
+        assert_eq!((open.kind, open.by), (RequestKind::Draw, Role::Second));
+        let left = state.seats[0].clock_ms.expect("a clock");
+        assert!((6_000..=7_000).contains(&left), "{left}");
+        // Declined, it is gone, after a replay too.
+        let d = t.act(Seat::First, Action::Decline, stop).expect("declines");
+        assert_eq!(d.stored[0].event, Event::RequestClosed);
+        log.extend(d.stored);
+        let r = replayed(&t, &log);
+        assert!(r.state(back, [true, true], 0).request.is_none());
+        assert_eq!(r.seq(), t.seq());
+        // No clock runs: nothing to pause.
+        let (mut quiet, _) = table("free", ClockSpec::None);
+        assert!(quiet.pause(Instant::now()).is_none());
     }
 }
