@@ -199,7 +199,7 @@ pub fn run<R: BufRead + Send + 'static, W: Write + Send>(
                 Err(_) => break (Ok(()), true),
             };
             match parsed {
-                Err(ParseError::Unknown(text)) => out.send(&Response::Unknown(text)),
+                Err(ParseError::Unknown(text)) => out.send(&Response::Unknown(echo(&text))),
                 Err(e) => out.send(&Response::Error(e.to_string())),
                 Ok(command) => {
                     let flow = brain.handle(number, command, scope);
@@ -967,6 +967,16 @@ fn report(info: &SearchInfo) -> SearchReport {
 
 // A legal move when the search has none (stopped before its first iteration, or a position
 // it cannot read): next to a stone, else the centre, else the free point nearest the centre.
+/// What UNKNOWN repeats of a line it could not read: its first 80 characters (a line may be
+/// up to 64 KiB), enough for a person reading the log to see which it was.
+fn echo(line: &str) -> String {
+    const ECHOED: usize = 80;
+    match line.char_indices().nth(ECHOED) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line.to_string(),
+    }
+}
+
 /// The threads a search runs: `INFO thread_num`'s number when it sent one, else the command
 /// line's. The manager's number is a most: past the machine's cores, threads only take turns on
 /// them (64 threads on 2 cores answered 30% past a 200 ms turn), so it is cut to the cores.
@@ -1313,6 +1323,14 @@ mod tests {
             Some(24_684_084)
         );
         assert_eq!(mem_total_kb("nothing here"), None);
+    }
+
+    #[test]
+    fn unknown_lines_are_echoed_up_to_80_characters() {
+        assert_eq!(echo("FLY 1,2"), "FLY 1,2");
+        let long = "é".repeat(100);
+        assert_eq!(echo(&long), format!("{}...", "é".repeat(80)));
+        assert_eq!(echo(&"x".repeat(80)), "x".repeat(80));
     }
 
     #[test]

@@ -700,8 +700,12 @@ fn parse_forbid(rest: &str) -> Option<Vec<Point>> {
 }
 
 // One line per response: newlines inside free text would be read as further responses.
+// A response is one line of text: line breaks and every other control character (a NUL
+// echoed from the input, say) print as spaces.
 fn one_line(s: &str) -> String {
-    s.replace(['\r', '\n'], " ")
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 impl fmt::Display for Response {
@@ -1112,6 +1116,11 @@ mod tests {
                 assert_eq!(Response::parse(want), Some(r));
             }
         }
+        // Control characters print as spaces: a response stays one line of text.
+        assert_eq!(
+            Response::Unknown("T\0URN\t1".into()).to_string(),
+            "UNKNOWN T URN 1"
+        );
         assert_eq!(Response::parse("7,8 x"), None);
         assert_eq!(Response::parse("FORBID 070."), None);
         assert_eq!(Response::parse(""), None);
