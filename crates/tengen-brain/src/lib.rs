@@ -965,8 +965,6 @@ fn report(info: &SearchInfo) -> SearchReport {
     }
 }
 
-// A legal move when the search has none (stopped before its first iteration, or a position
-// it cannot read): next to a stone, else the centre, else the free point nearest the centre.
 /// What UNKNOWN repeats of a line it could not read: its first 80 characters (a line may be
 /// up to 64 KiB), enough for a person reading the log to see which it was.
 fn echo(line: &str) -> String {
@@ -1000,6 +998,8 @@ fn is_full_with(board: &Board, more: u32) -> bool {
         .is_some_and(|a| board.stone_count() + more >= a)
 }
 
+// A legal move when the search has none (stopped before its first iteration, or a position
+// it cannot read): next to a stone, else the centre, else the free point nearest the centre.
 fn fallback(board: &Board, rule: Rule, side: Color) -> Option<Point> {
     let ok = |p: Point| playable(board, rule, side, p);
     for (s, _) in board.stones() {

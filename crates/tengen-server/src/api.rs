@@ -512,7 +512,7 @@ async fn commit(app: &AppState, s: &mut Session, ev: Event) -> Result<(), ApiErr
         return Err(e.into());
     }
     s.seq += 1;
-    if matches!(ev, Event::Assisted | Event::Pause { .. }) {
+    if ev.is_note() {
         // An analysis asked for while the computer thinks must not stop its move.
         s.noted();
     } else {
@@ -1541,29 +1541,27 @@ async fn resign(
             drop(s);
             return Err(too_late(&app, &shared).await);
         }
-        {
-            let color = match req.color.as_deref() {
-                Some(c) => parse_color(c)?,
-                None if s.setup.opponent == Opponent::Computer => s.human_color(),
-                None => s
-                    .game
-                    .to_move()
-                    .ok_or_else(|| ApiError::Conflict("the game is over".into()))?,
-            };
-            if s.setup.opponent == Opponent::Computer && color != s.human_color() {
-                return Err(ApiError::Conflict(
-                    "only you can resign for yourself".into(),
-                ));
-            }
-            commit(
-                &app,
-                &mut s,
-                Event::Resign {
-                    color: color.name().into(),
-                },
-            )
-            .await?;
+        let color = match req.color.as_deref() {
+            Some(c) => parse_color(c)?,
+            None if s.setup.opponent == Opponent::Computer => s.human_color(),
+            None => s
+                .game
+                .to_move()
+                .ok_or_else(|| ApiError::Conflict("the game is over".into()))?,
+        };
+        if s.setup.opponent == Opponent::Computer && color != s.human_color() {
+            return Err(ApiError::Conflict(
+                "only you can resign for yourself".into(),
+            ));
         }
+        commit(
+            &app,
+            &mut s,
+            Event::Resign {
+                color: color.name().into(),
+            },
+        )
+        .await?;
     }
     answer(&app, &shared, Acts::default()).await
 }

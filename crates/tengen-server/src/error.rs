@@ -90,7 +90,6 @@ impl ApiError {
             JsonRejection::MissingJsonContentType(_) => ApiError::BadRequest(
                 "the body must be JSON, sent with Content-Type: application/json".into(),
             ),
-            JsonRejection::BytesRejection(e) => ApiError::from_body(&e),
             other => ApiError::from_body(&other),
         })
     }

@@ -155,6 +155,14 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// Whether the event only notes something (a hint asked for, the clock at a stop) and
+    /// leaves the game, its turn and its clock as they were.
+    pub fn is_note(&self) -> bool {
+        matches!(self, Event::Assisted | Event::Pause { .. })
+    }
+}
+
 /// A move or decision in a stored position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -696,7 +704,7 @@ impl Session {
         };
         // A hint noted or a pause leaves the turn, so the clock, as it was.
         if let (Some(clock), Some(readings)) = (&mut self.clock, readings)
-            && !matches!(ev, Event::Assisted | Event::Pause { .. })
+            && !ev.is_note()
         {
             clock.set(readings, &self.game, now);
         }
@@ -772,7 +780,7 @@ impl Session {
             Event::Assisted => self.assisted = true,
             Event::Pause { .. } => {}
         }
-        if !matches!(ev, Event::Assisted | Event::Pause { .. }) {
+        if !ev.is_note() {
             self.held = matches!(ev, Event::Position { .. });
         }
         Ok(())

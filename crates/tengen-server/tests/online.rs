@@ -160,12 +160,7 @@ async fn last_readings(dir: &Path, id: &str) -> [u64; 2] {
 }
 
 async fn get_state(server: &Running, id: &str) -> GameState {
-    reqwest::get(server.url(&format!("/api/online/{id}")))
-        .await
-        .expect("state")
-        .json()
-        .await
-        .expect("state body")
+    get_json(server, &format!("/api/online/{id}")).await
 }
 
 struct Client {
@@ -912,7 +907,7 @@ async fn post_json(
     (status, r.json().await.expect("json"))
 }
 
-async fn get_json(server: &Running, path: &str) -> serde_json::Value {
+async fn get_json<T: serde::de::DeserializeOwned>(server: &Running, path: &str) -> T {
     reqwest::get(server.url(path))
         .await
         .expect("request")
@@ -939,13 +934,13 @@ async fn a_graceful_restart_keeps_a_local_games_clock_where_it_stood() {
             assert_eq!(status, 200, "{v}");
         }
         tokio::time::sleep(Duration::from_millis(1500)).await;
-        let before = get_json(&server, &format!("/api/games/{id}")).await;
+        let before: serde_json::Value = get_json(&server, &format!("/api/games/{id}")).await;
         let read_at = std::time::Instant::now();
         let left = before["clock"]["black_ms"].as_u64().expect("black_ms");
         assert!(left <= 58_500, "{before}");
         server.stop();
         let server = Running::start(dir.path(), 120);
-        let back = get_json(&server, &format!("/api/games/{id}")).await;
+        let back: serde_json::Value = get_json(&server, &format!("/api/games/{id}")).await;
         let since = u64::try_from(read_at.elapsed().as_millis()).expect("ms");
         assert_eq!(back["clock"]["running"], "black", "{back}");
         let now = back["clock"]["black_ms"].as_u64().expect("black_ms");
