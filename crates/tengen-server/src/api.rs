@@ -1258,7 +1258,7 @@ async fn think(
     let multipv = checked_multipv(req.multipv.unwrap_or(default_pv))?;
     // The time asked for is charged up front: a search is stopped early only by a newer one.
     limits.analysis_ms.take(client, time)?;
-    let (game, stop, limits) = begin_analysis(shared, time, multipv).await?;
+    let (game, stop, limits, _) = begin_analysis(shared, time, multipv).await?;
     app.pool
         .run(Priority::Analysis, stop, move |engine, stop| {
             let r = engine.search_game(&game, &limits, stop, &mut |_| {});
@@ -1280,11 +1280,14 @@ fn checked_multipv(multipv: usize) -> Result<usize, ApiError> {
 
 /// Starts a hint's or analysis's search of `time_ms` on the game as it stands (stopping an
 /// earlier one): the game, the search's stop flag and its limits.
+/// Starts a hint's or analysis's search of the game as it stands: the position, the search's stop
+/// flag, its limits, and the game's version (`Session::version`), which tells whether the game
+/// changed before the answer is used.
 async fn begin_analysis(
     shared: &Shared,
     time_ms: u64,
     multipv: usize,
-) -> Result<(Game, Arc<AtomicBool>, Limits), ApiError> {
+) -> Result<(Game, Arc<AtomicBool>, Limits, u64), ApiError> {
     let mut s = shared.lock().await;
     if s.game.outcome().is_some() {
         return Err(ApiError::Conflict("the game is over".into()));
@@ -1297,7 +1300,7 @@ async fn begin_analysis(
         multipv,
         ..Limits::default()
     };
-    Ok((s.game.clone(), stop, limits))
+    Ok((s.game.clone(), stop, limits, s.version))
 }
 
 /// A search of `game`'s position: its lines and figures as the page reads them.
@@ -1383,7 +1386,7 @@ async fn live_analysis(
     const FIRST_CHARGE_MS: u64 = 1_000;
     limits.analysis_ms.take(client, FIRST_CHARGE_MS)?;
     mark_assisted(&app, &shared, true).await?;
-    let (game, stop, search_limits) = begin_analysis(&shared, LIVE_ANALYSIS_MS, multipv).await?;
+    let (game, stop, search_limits, _) = begin_analysis(&shared, LIVE_ANALYSIS_MS, multipv).await?;
     let (tx, rx) = tokio::sync::mpsc::channel::<LiveEvent>(8);
     let pool = app.pool.clone();
     tokio::spawn(async move {
@@ -1596,6 +1599,8 @@ async fn draw(
     if over {
         return Err(ApiError::Conflict("the game is over".into()));
     }
+    // The version of the game the computer's look judged (none between friends).
+    let mut judged = None;
     let (accepted, reason) = match opponent {
         Opponent::Computers => {
             return Err(ApiError::Conflict(
@@ -1614,7 +1619,8 @@ async fn draw(
             // The computer looks at the position and accepts unless it stands better
             // (`tengen_engine::decide`, as the bot does). The look is charged as an analysis.
             limits.analysis_ms.take(client, DRAW_LOOK_MS)?;
-            let (game, stop, _) = begin_analysis(&shared, DRAW_LOOK_MS, 1).await?;
+            let (game, stop, _, version) = begin_analysis(&shared, DRAW_LOOK_MS, 1).await?;
+            judged = Some(version);
             let to_move = game
                 .to_move()
                 .ok_or_else(|| ApiError::Conflict("the game is over".into()))?;
@@ -1645,9 +1651,21 @@ async fn draw(
             }
         }
     };
-    if accepted {
+    {
         let mut s = shared.lock().await;
-        commit(&app, &mut s, Event::Draw).await?;
+        // The answer holds for the position the computer looked at only: a move (its own,
+        // played while it looked) or any other change meanwhile lapses the offer, as a move
+        // does online. Its look was cut short by the change, so neither answer stands.
+        if judged.is_some_and(|v| v != s.version) {
+            return Err(ApiError::Conflict(
+                "the position changed while the computer considered the draw offer (a move \
+                 lapses it): offer it again"
+                    .into(),
+            ));
+        }
+        if accepted {
+            commit(&app, &mut s, Event::Draw).await?;
+        }
     }
     let reply = answer(&app, &shared, Acts::default()).await?;
     Ok(Json(serde_json::json!({

@@ -13,10 +13,16 @@ struct App {
 }
 
 async fn start() -> App {
+    start_with(|_| {}).await
+}
+
+/// A server with some settings of its own (`set` changes the test's usual config).
+async fn start_with(set: impl FnOnce(&mut tengen_server::Config)) -> App {
     let dir = tempfile::tempdir().expect("temporary folder");
     let mut config = tengen_server::Config::new(dir.path().to_path_buf());
     config.port = 0;
     config.hash_mb = 4;
+    set(&mut config);
     config.database = Some(tengen_server::testing::database_for(dir.path()).await);
     let server = tengen_server::Server::bind(&config)
         .await
@@ -388,6 +394,42 @@ async fn draw_offers_resignation_in_hot_seat_and_leaving() {
     assert_eq!(v["id"], id);
     let (s, _) = app.get("/api/games/0123456789abcdef").await;
     assert_eq!(s, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_draw_offer_the_computer_moves_past_lapses() {
+    // One engine thread: the computer's look at the offer waits behind its own move, which
+    // changes the position it was asked about.
+    let app = start_with(|c| c.engine_threads = Some(1)).await;
+    let g = app.create(json!({ "level": "master" })).await;
+    let id = gid(&g);
+    let (s, v) = app
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": "h8", "wait": false }),
+        )
+        .await;
+    assert_eq!((s, &v["computer_to_move"]), (StatusCode::OK, &json!(true)));
+    let (s, d) = app.post(&format!("/api/games/{id}/draw"), json!({})).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{d}");
+    assert!(
+        d["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("offer it again")),
+        "{d}"
+    );
+    // The game goes on with the computer's move, and the offer made again is answered for
+    // the position as it is.
+    let (_, v) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(
+        (&v["over"], v["moves"].as_array().map(Vec::len)),
+        (&json!(false), Some(2)),
+        "{v}"
+    );
+    let (s, d) = app.post(&format!("/api/games/{id}/draw"), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{d}");
+    assert_eq!(d["state"]["moves"].as_array().map(Vec::len), Some(2));
+    assert_eq!(d["state"]["over"], d["accepted"]);
 }
 
 #[tokio::test]
