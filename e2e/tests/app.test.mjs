@@ -103,7 +103,25 @@ test('a record is downloaded and loaded back', async () => {
   await page.fill('#paste-text', 'h8 h9 i8');
   await page.click('#paste-load');
   await waitPlayed(page, 3);
+  // Nothing pasted, an empty file or a record that cannot be read: the game stays as it was,
+  // and the message says why (an empty box used to load an empty game in its place).
+  const shown = async () => [await page.$$eval('#moves li', (l) => l.map((e) => e.textContent).join(' ')), await status(page)];
+  const game = await shown();
+  const id = await page.evaluate(() => localStorage.getItem('tengen.game'));
+  await page.fill('#paste-text', '  \n ');
+  await page.click('#paste-load');
+  await page.waitForFunction(() => /^Paste a record first/.test(document.getElementById('message').textContent));
   writeFileSync(file, '');
+  await page.setInputFiles('#open-file', file);
+  await page.waitForFunction(() => /is empty: there is no record to load/.test(document.getElementById('message').textContent));
+  expectRefusal(page, 400);
+  await page.fill('#paste-text', 'h8 h8');
+  await page.click('#paste-load');
+  await page.waitForFunction(() => /move 2 \(h8\): h8 is already occupied/.test(document.getElementById('message').textContent));
+  await waitIdle(page);
+  assert.deepEqual(await shown(), game);
+  assert.equal(await page.evaluate(() => localStorage.getItem('tengen.game')), id);
+  assert.equal(await page.locator('#message.error').count(), 1);
 });
 
 test('renju marks black\'s forbidden points', async () => {

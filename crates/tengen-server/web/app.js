@@ -985,14 +985,20 @@ function wire() {
     a.download = `tengen-${state.id}.${$('format').value}`;
     document.body.appendChild(a); a.click(); a.remove();
   };
+  // Nothing to read is not an empty game: the game shown stays as it is.
   $('open-file').onchange = async () => {
     const f = $('open-file').files[0]; if (!f) return;
     const text = await f.text();
     const ext = f.name.split('.').pop().toLowerCase();
-    await importRecord(text, ['psq', 'sgf', 'txt'].includes(ext) ? { format: ext } : {});
+    if (!text.trim()) say(`${f.name} is empty: there is no record to load.`, true);
+    else await importRecord(text, ['psq', 'sgf', 'txt'].includes(ext) ? { format: ext } : {});
     $('open-file').value = '';
   };
-  $('paste-load').onclick = () => importRecord($('paste-text').value);
+  $('paste-load').onclick = () => {
+    const text = $('paste-text').value;
+    if (!text.trim()) { say('Paste a record first (a move list, psq or SGF) in the box above.', true); return; }
+    importRecord(text);
+  };
   $('share').onclick = async () => {
     if (!state || state.online) { $('share-link').hidden = true; say('There is no game to share yet.', true); return; }
     const link = location.origin + '/' + shareHash();
