@@ -100,6 +100,9 @@ test('two people play online through the invitation link while a third watches',
   await waitText(bob, 'online-role', /^You are white$/);
   await waitText(bob, 'online-status', /^Black to move \(Alice\)$/);
   await waitText(alice, 'online-status', /^Your move \(black\)$/);
+  // "Send the invitation link" is done with: Alice reads who came, Bob that he is in.
+  await waitText(alice, 'online-message', /^Bob joined the game\.$/);
+  await waitText(bob, 'online-message', /^You joined the game\.$/);
   await waitText(alice, 'seat-second', /Bob/);
   await waitText(bob, 'seat-first', /Alice/);
 
@@ -130,6 +133,8 @@ test('two people play online through the invitation link while a third watches',
   await waitText(bob, 'online-message', /Not your turn/);
   assert.equal(await stones(bob), 2);
   await play(alice, 'i8', 3);
+  // Alice moved: it is Bob's turn now, and the page no longer says otherwise.
+  assert.equal(await text(bob, 'online-message'), '');
   await play(bob, 'i9', 4);
 
   // A draw offer declined: the offer shows on both sides, then a notice says what happened.
@@ -158,6 +163,8 @@ test('two people play online through the invitation link while a third watches',
   assert.equal(await carol.isVisible('#request-accept'), false);
   await bob.click('#request-accept');
   for (const p of [alice, bob, carol]) await waitStones(p, 2);
+  // The notices about the game before it ("Bob withdrew the takeback request") went with it.
+  for (const p of [alice, bob, carol]) assert.equal(await text(p, 'online-message'), '');
   await waitText(alice, 'online-status', /^Your move \(black\)$/);
   await waitText(carol, 'online-status', /^Black to move \(Alice\)$/);
   assert.equal(await alice.isVisible('#online-request'), false);

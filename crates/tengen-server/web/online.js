@@ -249,6 +249,15 @@ export function createOnline(host) {
     });
     renderPanel();
     if (before && before.id === s.id) {
+      // A notice is about the game as it was ("Not your turn.", "Bob withdrew the takeback
+      // request"): once the game moves on it is stale, and the line says what changed, if
+      // anything (a notice about the change itself comes after this state).
+      const joined = [0, 1].find((i) => !before.seats[i].taken && s.seats[i].taken);
+      const req = (r) => (r ? `${r.kind}:${r.by}` : '');
+      const moved = s.moves.length !== before.moves.length || s.moves[s.moves.length - 1] !== before.moves[before.moves.length - 1];
+      if (joined !== undefined) {
+        say(cur.role === (joined === 0 ? 'first' : 'second') ? 'You joined the game.' : `${s.seats[joined].name || 'Anonymous'} joined the game.`);
+      } else if (moved || req(s.request) !== req(before.request) || (s.outcome && !before.outcome)) say('');
       if (s.points.length > before.points.length) host.sound('stone');
       if (s.outcome && !before.outcome) {
         const won = isPlayer() && s.outcome.winner_seat === cur.role;
