@@ -1279,10 +1279,8 @@ fn checked_multipv(multipv: usize) -> Result<usize, ApiError> {
 }
 
 /// Starts a hint's or analysis's search of `time_ms` on the game as it stands (stopping an
-/// earlier one): the game, the search's stop flag and its limits.
-/// Starts a hint's or analysis's search of the game as it stands: the position, the search's stop
-/// flag, its limits, and the game's version (`Session::version`), which tells whether the game
-/// changed before the answer is used.
+/// earlier one): the game, the search's stop flag, its limits, and the game's version
+/// (`Session::version`), which tells whether the game changed before the answer is used.
 async fn begin_analysis(
     shared: &Shared,
     time_ms: u64,
