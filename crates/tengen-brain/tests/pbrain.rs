@@ -456,3 +456,29 @@ fn threads_are_taken_from_the_command_line_and_out_of_range_refused() {
     assert!(BoardSize::STANDARD.contains(first));
     brain.end(WAIT).expect("END");
 }
+
+#[test]
+fn yixin_boards_start_with_width_and_height() {
+    // Yixin-Board starts every game with `start W H`, square boards included.
+    let mut brain = Raw::spawn(&[]);
+    brain.send("start 15 15");
+    assert_eq!(brain.reply(), "OK");
+    brain.send("INFO timeout_turn 200");
+    brain.send("BEGIN");
+    assert_eq!(brain.reply(), "7,7");
+    brain.send("START 20 15");
+    assert_eq!(brain.reply(), "OK");
+    // A 20 x 15 board: 19,14 is its far corner, 14,19 is off it.
+    brain.send("TURN 14,19");
+    assert!(brain.reply().starts_with("ERROR"));
+    brain.send("TURN 19,14");
+    let answer = brain.reply();
+    let p = parse_point(&answer).unwrap_or_else(|| panic!("a move, not {answer:?}"));
+    assert!(
+        BoardSize::rect(20, 15).expect("a size").contains(p),
+        "{p:?}"
+    );
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}

@@ -524,13 +524,21 @@ fn parse_simple(word: &str, rest: &str, line: &str) -> Result<Command, ParseErro
             if rest.is_empty() {
                 return Err(ParseError::MissingArgument("START"));
             }
-            rest.parse()
-                .map(Command::Start)
-                .map_err(|_| ParseError::BadArgument {
-                    command: "START",
-                    argument: rest.to_string(),
-                    expected: "a board size",
-                })
+            let bad = || ParseError::BadArgument {
+                command: "START",
+                argument: rest.to_string(),
+                expected: "a board size",
+            };
+            // Yixin-Board sends `START width height` (`start 15 15`) for every board, square
+            // or not.
+            let numbers: Option<Vec<u32>> =
+                rest.split_whitespace().map(|t| t.parse().ok()).collect();
+            match *numbers.ok_or_else(bad)?.as_slice() {
+                [n] => Ok(Command::Start(n)),
+                [width, height] if width == height => Ok(Command::Start(width)),
+                [width, height] => Ok(Command::RectStart { width, height }),
+                _ => Err(bad()),
+            }
         }
         "RECTSTART" => {
             if rest.is_empty() {
@@ -902,6 +910,15 @@ mod tests {
         let cases: Vec<(&str, Command)> = vec![
             ("START 15", Command::Start(15)),
             ("start 20\r", Command::Start(20)),
+            // Yixin-Board's form: width and height.
+            ("start 15 15", Command::Start(15)),
+            (
+                "START 20 15",
+                Command::RectStart {
+                    width: 20,
+                    height: 15,
+                },
+            ),
             (
                 "RECTSTART 20,15",
                 Command::RectStart {
@@ -971,10 +988,12 @@ mod tests {
             "TURN a,b".parse::<Command>(),
             Err(ParseError::BadArgument { .. })
         ));
-        assert!(matches!(
-            "START fifteen".parse::<Command>(),
-            Err(ParseError::BadArgument { .. })
-        ));
+        for bad in ["START fifteen", "START 15 15 15", "START 15 x", "START -15"] {
+            assert!(
+                matches!(bad.parse::<Command>(), Err(ParseError::BadArgument { .. })),
+                "{bad}"
+            );
+        }
         assert!(matches!(
             "INFO timeout_turn soon".parse::<Command>(),
             Err(ParseError::BadInfoValue { .. })
