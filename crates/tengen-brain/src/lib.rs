@@ -595,8 +595,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             }
             Info::MaxNode(n) => s.max_node = (n > 0).then_some(n),
             Info::MaxDepth(d) => s.max_depth = (d > 0).then_some(d),
-            // Bit 2 (continuous game) only changes what the manager does after a five.
-            Info::Rule(bits) => s.rule = Rule::from_gomocup_bits(bits),
+            Info::Rule(bits) => s.rule = rule_from_info(bits),
             Info::Level(name) => match name.parse() {
                 Ok(level) => s.level = level,
                 Err(e) => self.error(format!("INFO level: {e}")),
@@ -865,6 +864,21 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         let (out, quiet) = (self.out, &self.control.ending);
         let handle = scope.spawn(move || task.run(engine, out, &stop, quiet));
         self.search = Some(Running { handle });
+    }
+}
+
+/// The rule an `INFO rule` value names. Gomocup's bits (1 exactly five, 2 continuous game, 4
+/// renju, 8 caro), except 2 alone: Yixin-Board's renju (the Yixin protocol gave up the continuous
+/// game and took 2 for renju; Rapfi reads it so too). Piskvork sends 2 only for a freestyle
+/// continuous game, and there playing renju costs little (black keeps off forbidden points, all
+/// of them legal in freestyle), whereas freestyle in a renju game lets black play a forbidden
+/// point and lose. Otherwise bit 2 only changes what the manager does after a five.
+fn rule_from_info(bits: u32) -> Rule {
+    const YIXIN_RENJU: u32 = 2;
+    if bits == YIXIN_RENJU {
+        Rule::Renju
+    } else {
+        Rule::from_gomocup_bits(bits)
     }
 }
 

@@ -482,3 +482,39 @@ fn yixin_boards_start_with_width_and_height() {
     let (status, stderr) = brain.finish();
     assert!(status.success(), "{status:?}: {stderr}");
 }
+
+#[test]
+fn yixin_boards_rule_2_is_renju() {
+    // Yixin-Board's renju is `INFO rule 2` (Gomocup's renju bit is 4).
+    let mut brain = Raw::spawn(&[]);
+    brain.send("START 15");
+    assert_eq!(brain.reply(), "OK");
+    brain.send("INFO timeout_turn 200");
+    brain.send("INFO rule 2");
+    // Black (the brain: as many stones as the opponent) on g8, i8, h7, h9: h8 is a double three.
+    let block = "6,7,1\n0,0,2\n8,7,1\n0,14,2\n7,6,1\n14,0,2\n7,8,1\n14,14,2\nDONE";
+    brain.send(&format!("YXBOARD\n{block}"));
+    brain.send("YXSHOWFORBID");
+    assert_eq!(brain.reply(), "FORBID 0707.");
+    // Black to move never takes it.
+    brain.send(&format!("BOARD\n{block}"));
+    let answer = brain.reply();
+    assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+    assert_ne!(answer, "7,7", "h8 is forbidden to black");
+    // Gomocup's renju and Piskvork's renju continuous game (4 + 2) are renju as before; the
+    // other values are not.
+    brain.send(&format!("YXBOARD\n{block}"));
+    for (bits, forbid) in [
+        ("4", "FORBID 0707."),
+        ("6", "FORBID 0707."),
+        ("0", "FORBID ."),
+        ("3", "FORBID ."),
+    ] {
+        brain.send(&format!("INFO rule {bits}"));
+        brain.send("YXSHOWFORBID");
+        assert_eq!(brain.reply(), forbid, "INFO rule {bits}");
+    }
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
