@@ -10,7 +10,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use tengen_protocol::client::{Client, Swap2Answer};
-use tengen_protocol::command::{Info, parse_point};
+use tengen_protocol::command::{Info, SearchReport, parse_point};
 use tengen_rules::{BoardSize, Color, EndReason, Game, Rule};
 
 const BRAIN: &str = env!("CARGO_BIN_EXE_pbrain-tengen");
@@ -245,6 +245,23 @@ impl Raw {
             match self.lines.recv_timeout(HANG) {
                 Ok(line) if line.starts_with("MESSAGE") => {}
                 Ok(line) => return line,
+                Err(RecvTimeoutError::Timeout) => panic!("no answer within {HANG:?}: a hang"),
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the brain closed its output: {:?}", self.child.wait())
+                }
+            }
+        }
+    }
+
+    /// The next line that is not a MESSAGE, and the MESSAGE texts before it.
+    fn reply_with_messages(&mut self) -> (Vec<String>, String) {
+        let mut messages = Vec::new();
+        loop {
+            match self.lines.recv_timeout(HANG) {
+                Ok(line) => match line.strip_prefix("MESSAGE ") {
+                    Some(text) => messages.push(text.to_string()),
+                    None => return (messages, line),
+                },
                 Err(RecvTimeoutError::Timeout) => panic!("no answer within {HANG:?}: a hang"),
                 Err(RecvTimeoutError::Disconnected) => {
                     panic!("the brain closed its output: {:?}", self.child.wait())
@@ -514,6 +531,37 @@ fn yixin_boards_rule_2_is_renju() {
         brain.send("YXSHOWFORBID");
         assert_eq!(brain.reply(), forbid, "INFO rule {bits}");
     }
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
+
+/// The deepest depth the MESSAGE search reports name.
+fn deepest(messages: &[String]) -> u32 {
+    messages
+        .iter()
+        .filter_map(|m| SearchReport::parse(m)?.depth)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn yixin_boards_max_node_minus_one_is_no_limit() {
+    let mut brain = Raw::spawn(&[]);
+    brain.send("START 15");
+    assert_eq!(brain.reply(), "OK");
+    brain.send("INFO timeout_turn 300");
+    brain.send("INFO max_node 5");
+    brain.send("BEGIN");
+    let (messages, answer) = brain.reply_with_messages();
+    assert_eq!(answer, "7,7");
+    assert!(deepest(&messages) <= 2, "{messages:?}");
+    // Yixin-Board's "no limit" (its unlimited level): the search goes as deep as the turn allows.
+    brain.send("INFO max_node -1");
+    brain.send("TURN 8,8");
+    let (messages, answer) = brain.reply_with_messages();
+    assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+    assert!(deepest(&messages) >= 4, "{messages:?}");
     brain.send("END");
     let (status, stderr) = brain.finish();
     assert!(status.success(), "{status:?}: {stderr}");

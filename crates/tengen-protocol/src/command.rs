@@ -97,7 +97,8 @@ pub enum Info {
     Evaluate(Point),
     /// `folder`: a folder for persistent files.
     Folder(String),
-    /// `max_node` (Yixin-Board): the most nodes one search may visit (0: no limit).
+    /// `max_node` (Yixin-Board): the most nodes one search may visit (0: no limit; a negative
+    /// value, Yixin-Board's -1, is read as 0).
     MaxNode(u64),
     /// `max_depth` (Yixin-Board): the deepest one search may go (0: no limit).
     MaxDepth(u32),
@@ -162,7 +163,11 @@ impl Info {
             "rule" => Info::Rule(num(value, bad)?),
             "evaluate" => Info::Evaluate(parse_point(value).ok_or_else(bad)?),
             "folder" => Info::Folder(value.to_string()),
-            "max_node" => Info::MaxNode(num(value, bad)?),
+            // Yixin-Board sends -1 for no limit.
+            "max_node" => match value.parse::<i64>() {
+                Ok(n) if n < 0 => Info::MaxNode(0),
+                _ => Info::MaxNode(num(value, bad)?),
+            },
             "max_depth" => Info::MaxDepth(num(value, bad)?),
             "thread_num" => Info::ThreadNum(num(value, bad)?),
             "caution_factor" => Info::CautionFactor(num(value, bad)?),
@@ -959,6 +964,7 @@ mod tests {
                 Info::Folder("C:\\My Brains\\x".into()),
             ),
             ("INFO max_node 100000", Info::MaxNode(100_000)),
+            ("INFO max_node -1", Info::MaxNode(0)),
             ("INFO MAX_DEPTH 12", Info::MaxDepth(12)),
             ("INFO thread_num 2", Info::ThreadNum(2)),
             ("INFO caution_factor 4", Info::CautionFactor(4)),
