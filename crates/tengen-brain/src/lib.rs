@@ -8,7 +8,7 @@
 //! waits for the move being thought about to be answered first.
 //!
 //! The transposition table is sized by `INFO max_memory` and `INFO hash_size` within what
-//! [`hash_limit_mb`] allows (a larger size is answered with `ERROR`), and allocated at the first
+//! [`hash_limit_mb`] allows (a larger size is refused in a `MESSAGE`), and allocated at the first
 //! search, then again at the first search after the size asked for changes. The engine allocates
 //! it zeroed, so its pages are only taken as the search touches them and even a table of
 //! gigabytes costs the move no time. A table the system refuses is answered with `ERROR`, and the
@@ -26,6 +26,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -176,7 +177,8 @@ pub fn check_hash_mb(mb: u64, max_memory: Option<u64>) -> Result<(), HashError> 
 /// Runs the brain: reads commands from `input`, writes answers to `output` (one line each,
 /// flushed at once), until `END` or the end of the input. A search still running at the end of
 /// the input is allowed to finish and answer. Returns an error only when reading or writing
-/// fails; bad input is answered with `ERROR` or `UNKNOWN` and never ends the loop.
+/// fails; bad input is answered with `ERROR` or `UNKNOWN` (a bad `INFO`, which has no answer,
+/// with a `MESSAGE`) and never ends the loop.
 ///
 /// `input` is read on a thread of its own. It has read its last line when the loop ends on
 /// `END`, the end of the input or a read error, and is waited for; after a failed write it may
@@ -200,6 +202,12 @@ pub fn run<R: BufRead + Send + 'static, W: Write + Send>(
             };
             match parsed {
                 Err(ParseError::Unknown(text)) => out.send(&Response::Unknown(echo(&text))),
+                // INFO has no answer: a manager does not read after it, and takes the next line
+                // for the answer to its next command (Piskvork reads an ERROR here as a move
+                // that is not one, and the brain loses). A MESSAGE it skips wherever it comes.
+                Err(
+                    e @ (ParseError::BadInfoValue { .. } | ParseError::MissingArgument("INFO")),
+                ) => out.send(&info_note(e)),
                 Err(e) => out.send(&Response::Error(e.to_string())),
                 Ok(command) => {
                     let flow = brain.handle(number, command, scope);
@@ -586,9 +594,9 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                 if let Err(e) = check_hash_mb(kb >> 10, s.max_memory) {
                     // Refused: the size set before stays.
                     let keep = self.hash_mb();
-                    self.error(format!(
+                    self.send(Response::Message(format!(
                         "INFO hash_size {kb}: {e}; the table stays at {keep} MB"
-                    ));
+                    )));
                 } else {
                     s.hash_kb = Some(kb);
                 }
@@ -598,7 +606,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             Info::Rule(bits) => s.rule = rule_from_info(bits),
             Info::Level(name) => match name.parse() {
                 Ok(level) => s.level = level,
-                Err(e) => self.error(format!("INFO level: {e}")),
+                Err(e) => self.send(info_note(format_args!("INFO level: {e}"))),
             },
             // The engine clamps a number past its most threads.
             Info::ThreadNum(0) => s.threads = None,
@@ -977,6 +985,12 @@ fn report(info: &SearchInfo) -> SearchReport {
         time_ms: Some(info.elapsed.as_millis() as u64),
         pv: best.map(|l| l.moves.clone()).unwrap_or_default(),
     }
+}
+
+/// The brain's word on an INFO it cannot follow: a MESSAGE, never a protocol answer (INFO has
+/// none), and the setting stays as it was.
+fn info_note(why: impl fmt::Display) -> Response {
+    Response::Message(format!("{why}; ignored"))
 }
 
 /// What UNKNOWN repeats of a line it could not read: its first 80 characters (a line may be

@@ -445,8 +445,6 @@ fn malformed_and_unknown_lines_are_answered_and_ignored() {
         ("START big", "ERROR "),
         ("RECTSTART 20", "ERROR "),
         ("YXNBEST many", "ERROR "),
-        ("INFO timeout_turn soon", "ERROR "),
-        ("INFO level grandmaster", "ERROR "),
         ("DONE", "ERROR "),
         ("BOARD\n1,1\nDONE", "ERROR "),
         ("BOARD\n1,1,7\nDONE", "ERROR "),
@@ -456,6 +454,16 @@ fn malformed_and_unknown_lines_are_answered_and_ignored() {
         let reply = brain.reply();
         assert!(reply.starts_with(prefix), "{line:?}: {reply}");
     }
+    // INFO has no answer: what cannot be followed is said in a MESSAGE, before the answer to
+    // the next command.
+    brain.send("INFO timeout_turn soon");
+    brain.send("INFO level grandmaster");
+    brain.send("ABOUT");
+    let (messages, about) = brain.reply_with_messages();
+    assert!(about.starts_with("name="), "{about}");
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[0].starts_with("INFO timeout_turn"), "{messages:?}");
+    assert!(messages[1].starts_with("INFO level"), "{messages:?}");
     // Unknown INFO keys are ignored silently, as the protocol asks.
     brain.send("INFO pondering 1");
     brain.send("INFO folder /tmp/x y");

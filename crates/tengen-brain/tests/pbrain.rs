@@ -332,17 +332,21 @@ fn yxstop_and_end_queued_behind_another_command_stop_the_search_at_once() {
 }
 
 #[test]
-fn a_hash_size_beyond_the_machine_is_an_error_not_an_abort() {
+fn a_hash_size_beyond_the_machine_is_refused_in_a_message_not_an_abort() {
     let mut brain = Raw::spawn(&[]);
-    // No max_memory: the machine's memory bounds the table.
+    // No max_memory: the machine's memory bounds the table. INFO has no answer: the refusal
+    // is a MESSAGE.
     for kb in ["2000000000", "18446744073709551615"] {
         brain.send(&format!("INFO hash_size {kb}"));
-        let answer = brain.reply();
-        assert!(answer.starts_with("ERROR"), "{kb}: {answer}");
-        assert!(answer.contains("hash_size"), "{answer}");
     }
     brain.send("START 15");
-    assert_eq!(brain.reply(), "OK");
+    let (messages, answer) = brain.reply_with_messages();
+    assert_eq!(answer, "OK");
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages.iter().all(|m| m.starts_with("INFO hash_size")),
+        "{messages:?}"
+    );
     brain.send("INFO timeout_turn 300");
     brain.send("BEGIN");
     assert_eq!(brain.reply(), "7,7");
@@ -350,13 +354,12 @@ fn a_hash_size_beyond_the_machine_is_an_error_not_an_abort() {
     brain.send("INFO max_memory 104857600");
     brain.send("INFO hash_size 40960");
     brain.send("INFO hash_size 1048576");
-    let answer = brain.reply();
-    assert!(
-        answer.starts_with("ERROR") && answer.contains("max_memory"),
-        "{answer}"
-    );
     brain.send("TURN 8,8");
-    let answer = brain.reply();
+    let (messages, answer) = brain.reply_with_messages();
+    assert!(
+        messages[0].starts_with("INFO hash_size 1048576") && messages[0].contains("max_memory"),
+        "{messages:?}"
+    );
     assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
     brain.send("END");
     let (status, stderr) = brain.finish();
@@ -562,6 +565,58 @@ fn yixin_boards_max_node_minus_one_is_no_limit() {
     let (messages, answer) = brain.reply_with_messages();
     assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
     assert!(deepest(&messages) >= 4, "{messages:?}");
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
+
+#[test]
+fn an_info_the_brain_cannot_follow_is_answered_by_nothing_but_a_message() {
+    // A manager reads nothing after INFO and takes the next line that is not a MESSAGE (or a
+    // DEBUG) for the answer to its next command: Piskvork reads an ERROR after BEGIN as a move
+    // that is not one, and the brain loses the game.
+    let bad = [
+        "INFO caution_factor abc",
+        "INFO timeout_turn soon",
+        "INFO time_left 1000.5",
+        "INFO max_memory -1",
+        "INFO evaluate a,b",
+        "INFO",
+        "INFO level grandmaster",
+        "INFO hash_size 18446744073709551615",
+    ];
+    let mut brain = Raw::spawn(&[]);
+    // Before START (the protocol allows INFO there), and between START and BEGIN.
+    for line in bad {
+        brain.send(line);
+    }
+    brain.send("START 15");
+    let (messages, answer) = brain.reply_with_messages();
+    assert_eq!(answer, "OK", "{messages:?}");
+    assert_eq!(
+        messages.len(),
+        bad.len(),
+        "one MESSAGE for each: {messages:?}"
+    );
+    assert!(messages[0].contains("caution_factor"), "{messages:?}");
+    brain.send("INFO timeout_turn 200");
+    for line in bad {
+        brain.send(line);
+    }
+    brain.send("BEGIN");
+    let (messages, answer) = brain.reply_with_messages();
+    assert_eq!(answer, "7,7", "{messages:?}");
+    // The settings stay as they were: the turn is still 200 ms.
+    brain.send("INFO timeout_turn soon");
+    let asked = Instant::now();
+    brain.send("TURN 8,8");
+    let answer = brain.reply();
+    assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+    assert!(
+        asked.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        asked.elapsed()
+    );
     brain.send("END");
     let (status, stderr) = brain.finish();
     assert!(status.success(), "{status:?}: {stderr}");
