@@ -11,7 +11,7 @@
 //! [`hash_limit_mb`] allows (a larger size is refused in a `MESSAGE`), and allocated at the first
 //! search, then again at the first search after the size asked for changes. The engine allocates
 //! it zeroed, so its pages are only taken as the search touches them and even a table of
-//! gigabytes costs the move no time. A table the system refuses is answered with `ERROR`, and the
+//! gigabytes costs the move no time. A table the system refuses is reported in a `MESSAGE`, and the
 //! brain keeps the one it had (at the first search: [`DEFAULT_HASH_MB`], else 1 MB).
 //!
 //! ```
@@ -428,7 +428,7 @@ struct Brain<'scope, 'env, W> {
     // The size of `engine`'s table, in megabytes.
     engine_mb: usize,
     // The size last asked of the engine, had or refused: a refused size is not asked again
-    // (nor the ERROR repeated) until the size asked for changes.
+    // (nor the MESSAGE repeated) until the size asked for changes.
     asked_mb: usize,
     search: Option<Running<'scope>>,
     control: &'env Control,
@@ -462,6 +462,13 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
 
     fn error(&self, why: impl Into<String>) {
         self.send(Response::Error(why.into()));
+    }
+
+    // What the brain has to say while it goes on with its work, before the answer to the
+    // command: a MESSAGE, since the manager takes any other line for the answer itself (an
+    // ERROR before a move, for Piskvork, is a move that is not one, and the game lost).
+    fn note(&self, what: impl Into<String>) {
+        self.send(Response::Message(what.into()));
     }
 
     // Handles the command numbered `number` in the input.
@@ -773,7 +780,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
     // the memory: made at the first search, resized at the first search after the size asked
     // for changes. Neither costs the move any time, the table's pages being taken only as the
     // search fills them. A size refused leaves the table as it was (at the first search: the
-    // default size, else 1 MB), with an ERROR.
+    // default size, else 1 MB), said in a MESSAGE.
     fn engine_for_search(&mut self) -> Engine {
         let mut engine = self.engine_sized();
         engine.set_threads(search_threads(
@@ -794,7 +801,8 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                     match engine.try_set_hash_size(want) {
                         Ok(()) => self.engine_mb = want,
                         Err(e) => {
-                            self.error(format!("{e}; the table stays at {} MB", self.engine_mb));
+                            let mb = self.engine_mb;
+                            self.note(format!("{e}; the table stays at {mb} MB"));
                         }
                     }
                 }
@@ -814,7 +822,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                             // Not even 1 MB: the abort any allocation would meet.
                             .unwrap_or_else(|| (Engine::new(1), 1));
                         self.engine_mb = mb;
-                        self.error(format!("{e}; the table is {mb} MB instead"));
+                        self.note(format!("{e}; the table is {mb} MB instead"));
                         engine
                     }
                 };
