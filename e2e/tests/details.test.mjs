@@ -122,6 +122,14 @@ test('computer against computer can be paused, slowed and resumed', async () => 
   await new Promise((r) => setTimeout(r, 1500));
   assert.equal(await playedCount(page), n);
   await page.selectOption('#speed', '1500');
+  // A reload keeps the pause and the speed, as it keeps the page's other settings.
+  await page.reload();
+  await page.waitForFunction((k) => document.querySelectorAll('#moves li').length === k, n);
+  await page.waitForFunction(() => /^Paused/.test(document.getElementById('status').textContent));
+  assert.equal(await page.textContent('#pause'), 'Resume');
+  assert.equal(await page.inputValue('#speed'), '1500');
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await playedCount(page), n);
   await page.click('#pause');
   await page.waitForFunction((k) => document.querySelectorAll('#moves li').length > k, n, { timeout: 60000 });
   await newGame(page, { opponent: 'friend' });

@@ -114,8 +114,17 @@ test('defect 3: a failed new game or record load leaves the game as it was', asy
   await page.selectOption('select[name=size]', 'custom');
   await page.fill('input[name=custom]', '4x4');
   await page.click('#start');
-  await page.waitForFunction(() => /5 to 100|size|board/i.test(document.getElementById('message').textContent));
+  // The refusal is said in the dialog, which stays open to correct the size.
+  await page.waitForFunction(() => document.getElementById('new-game-dialog').open
+    && /5 to 100|size|board/i.test(document.getElementById('new-game-error').textContent));
   await waitIdle(page);
+  assert.equal(await page.isVisible('#new-game-error'), true);
+  assert.equal(await page.inputValue('input[name=custom]'), '4x4');
+  // Corrected, the error goes; cancelled, the game shown stays.
+  await page.fill('input[name=custom]', '30x30');
+  await page.dispatchEvent('input[name=custom]', 'change');
+  assert.equal(await page.isVisible('#new-game-error'), false);
+  await page.click('#cancel-new');
   assert.equal(await gameId(), id);
   assert.deepEqual(await page.$$eval('#moves li', (l) => l.map((e) => e.textContent)), moves);
   assert.match(await status(page), /^Your move \(black\)/);

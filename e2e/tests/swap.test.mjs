@@ -14,6 +14,9 @@ test('a swap2 opening against the computer is played through the buttons', async
   await newGame(page, { opponent: 'computer', level: 'beginner', human: 'white', opening: 'swap2' });
   await waitPlayed(page, 3);
   assert.equal(await status(page), 'Swap2: choose your colour, or place two more stones');
+  // The message names the three stones the computer placed, not only its last.
+  const [a, b, c] = (await page.$$eval('#moves li', (li) => li.map((l) => l.textContent.toUpperCase())));
+  assert.equal(await page.textContent('#message'), `Computer placed ${a}, ${b} and ${c}.`);
   assert.equal(await page.isVisible('#choose-black'), true);
   assert.equal(await page.isVisible('#choose-white'), true);
   assert.equal(await page.isVisible('#choose-place-two'), true);

@@ -466,8 +466,12 @@ impl CreateRequest {
 struct Reply {
     #[serde(flatten)]
     state: State,
-    /// The computer's move just played, in notation.
+    /// The computer's move just played, in notation (its last stone, when it placed several).
     computer_move: Option<String>,
+    /// Every stone the computer just placed, in order: one move, or in a swap opening its
+    /// opening stones.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    computer_moves: Vec<String>,
     /// The computer's swap decisions just taken (`black`, `white`, `place_two`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     computer_choices: Vec<&'static str>,
@@ -567,17 +571,23 @@ async fn start(app: &AppState, mut s: Session, first: Option<Event>) -> Result<S
 /// What the computer did in one turn (several actions in a swap opening).
 #[derive(Debug, Default)]
 struct Acts {
-    computer_move: Option<String>,
+    computer_moves: Vec<String>,
     computer_choices: Vec<&'static str>,
 }
 
 impl Acts {
     fn add(&mut self, act: ComputerAct) {
         match act {
-            ComputerAct::Move(m) => self.computer_move = Some(m),
+            ComputerAct::Move(m) => self.computer_moves.push(m),
             ComputerAct::Choice(c) => self.computer_choices.push(c),
             ComputerAct::Resigned => {}
         }
+    }
+
+    /// What `more` did after these.
+    fn extend(&mut self, more: Acts) {
+        self.computer_moves.extend(more.computer_moves);
+        self.computer_choices.extend(more.computer_choices);
     }
 }
 
@@ -810,7 +820,8 @@ async fn answer(app: &AppState, shared: &Shared, acts: Acts) -> Result<Reply, Ap
     s.touched = Instant::now();
     Ok(Reply {
         state: s.state(),
-        computer_move: acts.computer_move,
+        computer_move: acts.computer_moves.last().cloned(),
+        computer_moves: acts.computer_moves,
         computer_choices: acts.computer_choices,
     })
 }
@@ -1080,11 +1091,7 @@ async fn step(AxState(app): AxState<AppState>, Path(id): Path<String>) -> Result
     let mut acts = Acts::default();
     acts.add(computer_act(&app, &shared).await?);
     // Against the computer, the rest of its turn (a swap opening's run) follows.
-    let more = computer_turn(&app, &shared, true).await?;
-    if let Some(m) = more.computer_move {
-        acts.computer_move = Some(m);
-    }
-    acts.computer_choices.extend(more.computer_choices);
+    acts.extend(computer_turn(&app, &shared, true).await?);
     answer(&app, &shared, acts).await
 }
 
@@ -1611,7 +1618,7 @@ async fn draw(
                     "a draw between two people needs \"agreed\": true".into(),
                 ));
             }
-            (true, "both players agreed".to_string())
+            (true, "Both players agreed.".to_string())
         }
         Opponent::Computer => {
             // The computer looks at the position and accepts unless it stands better
@@ -1637,12 +1644,12 @@ async fn draw(
                 })
                 .await?;
             if answer.accepts {
-                (true, "the computer accepts".to_string())
+                (true, "The computer accepts.".to_string())
             } else {
                 (
                     false,
                     format!(
-                        "the computer declines: it stands better ({})",
+                        "The computer declines: it stands better ({}).",
                         score_text(answer.own_score)
                     ),
                 )

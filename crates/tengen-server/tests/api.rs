@@ -237,6 +237,7 @@ async fn the_computer_moves_first_when_the_human_is_white() {
         .await;
     assert_eq!(g["moves"].as_array().map(Vec::len), Some(1));
     assert!(g["computer_move"].is_string());
+    assert_eq!(g["computer_moves"], json!([g["computer_move"]]), "{g}");
     assert_eq!(g["to_move"], "white");
     // Nothing of the human's to undo yet.
     let (s, _) = app
@@ -376,11 +377,19 @@ async fn draw_offers_resignation_in_hot_seat_and_leaving() {
         .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(d["state"]["status"], "Draw by agreement");
+    // The answer is a sentence for the page's message line.
+    let sentence = |d: &Value| {
+        d["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with(char::is_uppercase) && m.ends_with('.'))
+    };
+    assert!(sentence(&d), "{d}");
     let g = app.create(json!({ "opponent": "computer" })).await;
     let id = gid(&g);
     let (s, d) = app.post(&format!("/api/games/{id}/draw"), json!({})).await;
     assert_eq!(s, StatusCode::OK, "{d}");
     assert!(d["accepted"].is_boolean());
+    assert!(sentence(&d), "{d}");
     let r = app
         .http
         .delete(format!("{}/api/games/{id}", app.base))
@@ -691,6 +700,9 @@ async fn the_computer_opens_a_swap2_game_when_the_human_is_second() {
     let id = gid(&g);
     assert_eq!(g["human_seat"], "second");
     assert_eq!(g["moves"].as_array().expect("list").len(), 3, "{g}");
+    // The answer names every stone the computer placed, not only its last.
+    assert_eq!(g["computer_moves"], g["moves"], "{g}");
+    assert_eq!(g["computer_move"], g["moves"][2], "{g}");
     assert_eq!(g["pending"]["kind"], "choice");
     assert_eq!(g["pending"]["human"], true);
     assert_eq!(g["human_color"], Value::Null);

@@ -456,21 +456,48 @@ function setState(s, { quiet = false } = {}) {
   }
 }
 
-// What the computer did between two states, in the message line: its decision in a swap
-// opening (unless the human just took it), its stones.
+// The computer's stones, for the message line: "Computer played H8.", or in a swap opening
+// "Computer placed H8, H9 and J10.".
+function computerPlayed(moves) {
+  const names = moves.map((m) => m.toUpperCase());
+  if (names.length <= 1) return names.length ? `Computer played ${names[0]}.` : '';
+  return `Computer placed ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}.`;
+}
+
+// What the computer did since the human last acted: its decision in a swap opening, its
+// stones. Its turn may reach the page in several states (a swap opening's stones one by one),
+// so the message is made from the whole turn, not from the last state alone.
+let computerTurn = null;  // { id, from: the stones when its turn began, choice: its decision }
+function humanActed() { computerTurn = null; }
 function computerNews(before, s, chose) {
   if (s.opponent !== 'computer') return;
-  const parts = [];
+  if (chose || !computerTurn || computerTurn.id !== s.id || s.points.length < computerTurn.from) {
+    computerTurn = { id: s.id, from: before.points.length, choice: null };
+  }
+  const turn = computerTurn;
+  // Only news is told: a state that changes nothing of the computer's turn (a hint noted)
+  // leaves the message line to whatever said something since.
+  let news = s.points.length > before.points.length;
   if (!chose && before.human_color === null && s.human_color !== null) {
-    parts.push(`Computer chose ${s.human_color === 'black' ? 'white' : 'black'}.`);
-  } else if (before.points.length <= 3 && s.points.length === 5 && s.pending && s.pending.kind === 'choice' && s.pending.human) {
-    parts.push('Computer chose to place two more stones.');
+    turn.choice = `Computer chose ${s.human_color === 'black' ? 'white' : 'black'}.`;
+    news = true;
+  } else if (s.opening === 'swap2' && s.human_seat === 'first' && s.human_color === null && s.points.length > 3 && before.points.length <= 3) {
+    // The computer, second, took neither colour: it places stones four and five.
+    turn.choice = 'Computer chose to place two more stones.';
+    news = true;
   }
-  if (s.points.length > before.points.length) {
-    const last = s.points.length - 1;
-    const color = last % 2 === 0 ? 'black' : 'white';
-    if (s.human_color !== null && color !== s.human_color) parts.push(`Computer played ${s.moves[last].toUpperCase()}.`);
+  if (!news) return;
+  // Its stones: those since its turn began; once the colours are settled, only after the
+  // human's last stone and of its own colour (another tab may have played the human's).
+  let from = turn.from;
+  if (s.human_color !== null) {
+    const human = s.human_color === 'black' ? 0 : 1;
+    for (let i = s.points.length - 1; i >= from; i--) if (i % 2 === human) { from = i + 1; break; }
   }
+  const parts = [];
+  if (turn.choice) parts.push(turn.choice);
+  const stones = computerPlayed(s.moves.slice(from));
+  if (stones) parts.push(stones);
   if (parts.length) say(parts.join(' '));
 }
 
@@ -523,6 +550,7 @@ async function playAt(x, y) {
   }
   pending = null;
   if (state.online) { render(); online.move(x, y); return; }
+  humanActed();
   const prior = state;
   await act(async () => {
     const name = pointName(x, y);
@@ -545,6 +573,11 @@ async function playAt(x, y) {
 let autoplaying = false;
 let autoStop = false;
 let autoPaused = false;  // computer against computer, paused by the player
+// The pause is kept with the page's settings, for the game paused: a reload finds it paused.
+function setPaused(paused) {
+  autoPaused = paused;
+  store.set('paused', paused && state ? state.id : null);
+}
 async function autoplay() {
   if (autoplaying) return;
   autoplaying = true;
@@ -565,6 +598,7 @@ function formSettings() {
   return data;
 }
 function loadForm() {
+  formError('');
   const saved = store.get('settings', null);
   const f = $('new-game-form');
   if (saved) {
@@ -575,6 +609,12 @@ function loadForm() {
     }
   }
   formVisibility();
+}
+// The new-game dialog's error line ('' clears it).
+function formError(text) {
+  const e = $('new-game-error');
+  e.textContent = text || '';
+  e.hidden = !text;
 }
 function formVisibility() {
   const d = formSettings();
@@ -617,15 +657,23 @@ async function settle() {
 // the rules do not allow, a record that cannot be read) leaves the game shown as it was. The
 // game left stays stored (and the computer, if it was thinking, plays its move there).
 function switchTo(r) {
-  geometry = ''; pvLine = null; clearAnalysis(); autoPaused = false;
+  geometry = ''; pvLine = null; clearAnalysis();
+  // A game paused before (opened again from My games) stays paused; a new one is not.
+  autoPaused = store.get('paused', null) === r.id;
   setState(r);
 }
-async function startGame(req) {
+// `refused(error)`, if given, hears a game the server would not make.
+async function startGame(req, refused) {
   await settle();
   await act(async () => {
-    const r = await api('POST', '/api/games', req);
+    let r;
+    try { r = await api('POST', '/api/games', req); } catch (e) {
+      if (!refused) throw e;
+      refused(e);
+      return;
+    }
     switchTo(r);
-    say(r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : 'New game.');
+    say(computerPlayed(r.computer_moves || (r.computer_move ? [r.computer_move] : [])) || 'New game.');
   });
   autoplay();
 }
@@ -882,22 +930,23 @@ function wire() {
 
   $('new-game-button').onclick = () => { loadForm(); $('new-game-dialog').showModal(); };
   $('cancel-new').onclick = () => $('new-game-dialog').close();
-  $('new-game-form').addEventListener('change', formVisibility);
+  $('new-game-form').addEventListener('change', () => { formError(''); formVisibility(); });
   $('new-game-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const d = formSettings();
     d.listed = $('new-game-form').elements.listed.checked ? 'on' : 'off';
+    formError('');
     store.set('settings', d);
     $('new-game-dialog').close();
+    // A game the server refuses to make (a custom size it does not allow, ...): the dialog
+    // comes back as it was, saying why, to be corrected.
+    const refused = (err) => { formError(err.message); sound('error'); $('new-game-dialog').showModal(); };
     if (d.opponent === 'online') {
-      online.create(onlineRequest(d)).catch((err) => {
-        if (online.active) online.say(err.message, true);
-        else { say(`Could not create the online game: ${err.message}`, true); $('new-game-dialog').showModal(); }
-      });
+      online.create(onlineRequest(d)).catch(refused);
       return;
     }
     online.leave();
-    startGame(gameRequest(d));
+    startGame(gameRequest(d), refused);
   });
   $('lobby-button').onclick = () => online.showLobby();
   $('lobby-new').onclick = () => {
@@ -928,7 +977,7 @@ function wire() {
   const onGame = (fn) => () => { if (state && !state.online) return act(fn); return undefined; };
   $('undo').onclick = onGame(async () => { setState(await api('POST', `/api/games/${state.id}/undo`), { quiet: true }); say('Move taken back.'); });
   $('redo').onclick = onGame(async () => { setState(await api('POST', `/api/games/${state.id}/redo`), { quiet: true }); say(''); });
-  $('step').onclick = onGame(async () => { const r = await api('POST', `/api/games/${state.id}/step`); setState(r, { quiet: true }); sound('stone'); say(r.computer_move ? `Computer played ${r.computer_move.toUpperCase()}.` : ''); });
+  $('step').onclick = onGame(async () => { const r = await api('POST', `/api/games/${state.id}/step`); setState(r, { quiet: true }); sound('stone'); say(computerPlayed(r.computer_moves || (r.computer_move ? [r.computer_move] : []))); });
   $('hint').onclick = onGame(async () => {
     const h = await api('POST', `/api/games/${state.id}/hint`);
     hintAt = h.point; render();
@@ -1007,7 +1056,11 @@ function wire() {
   };
   $('results-button').onclick = showResults;
   $('games-button').onclick = showGames;
-  $('pause').onclick = () => { autoPaused = !autoPaused; if (state) render(); if (!autoPaused) autoplay(); };
+  $('pause').onclick = () => { setPaused(!autoPaused); if (state) render(); if (!autoPaused) autoplay(); };
+  // The speed is one of the page's settings, kept like the others.
+  $('speed').value = String(store.get('speed', $('speed').value));
+  if (!$('speed').value) $('speed').selectedIndex = 0;
+  $('speed').onchange = () => store.set('speed', $('speed').value);
   $('theme').onclick = () => { store.set('theme', darkNow() ? 'light' : 'dark'); applyTheme(); };
   applyTheme();
 }
@@ -1102,7 +1155,12 @@ async function startLocal() {
     const listed = hash.slice(mine.length);
     return !listed || (r.moves.join(r.width ? ',' : ';') + (r.width ? ',' : ';')).startsWith(listed + (r.width ? ',' : ';'));
   };
-  if (resumed && (!linked || shareHash(resumed) === hash || earlier(resumed))) { setState(resumed, { quiet: true }); autoplay(); return; }
+  if (resumed && (!linked || shareHash(resumed) === hash || earlier(resumed))) {
+    autoPaused = store.get('paused', null) === resumed.id;
+    setState(resumed, { quiet: true });
+    autoplay();
+    return;
+  }
   if (linked && await fromHash().then(() => !!state, () => false)) return;
   $('new-game-dialog').showModal();
 }
