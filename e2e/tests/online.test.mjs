@@ -51,7 +51,7 @@ async function play(page, at, n) {
   for (const p of [alice, bob, carol]) await waitStones(p, n);
 }
 
-async function createOnline(page, { name, color = 'black', clock = 'none', rule = 'freestyle', opening = 'free' }) {
+async function createOnline(page, { name, color = 'black', clock = 'none', rule = 'freestyle', opening = 'free', forbidden = 'refuse' }) {
   const dialog = page.locator('#new-game-dialog');
   if (!(await dialog.evaluate((d) => d.open))) await page.click('#new-game-button');
   await page.check('input[name=opponent][value=online]');
@@ -59,6 +59,7 @@ async function createOnline(page, { name, color = 'black', clock = 'none', rule 
   assert.equal(await page.isVisible('input[name=listed]'), true);
   assert.equal(await page.isVisible('select[name=level]'), false);
   await page.selectOption('select[name=rule]', rule);
+  if (rule === 'renju') await page.selectOption('select[name=forbidden]', forbidden);
   await page.selectOption('select[name=opening]', opening);
   await page.selectOption('select[name=size]', '15');
   await page.selectOption('select[name=clock]', clock);
@@ -240,18 +241,18 @@ test('the lobby lists open and live games; joining from it seats the player', as
   await waitText(carol, 'online-role', /^You are black$/);
   await waitText(dave, 'seat-first', /Anonymous|Carol/);
   await waitText(carol, 'online-status', /^Your move \(black\)$/);
-  // Renju: black's forbidden points are marked on every page; playing one asks first.
+  // Renju: black's forbidden points are marked on every page.
   const moves = [[carol, 'h8'], [dave, 'a1'], [carol, 'i8'], [dave, 'a15'], [carol, 'j7'], [dave, 'o1'], [carol, 'j6'], [dave, 'o15']];
   for (const [i, [page, at]] of moves.entries()) await play2(page, page === carol ? dave : carol, at, i + 1);
   for (const p of [carol, dave]) await p.waitForSelector('#board [data-forbidden="j8"]', WAIT);
-  // Carol clicks j8 and, asked, declines: nothing is played.
+  // The game refuses forbidden moves (the dialog's friendly default): Carol clicks j8 and is
+  // told so, as in a game in one browser; nobody asks her whether to play it and lose.
   let asked = '';
   carol.removeAllListeners('dialog');
   carol.on('dialog', (d) => { asked = d.message(); d.dismiss(); });
   await clickPoint(carol, 'j8');
-  for (let i = 0; i < 50 && !asked; i++) await new Promise((r) => setTimeout(r, 100));
-  assert.match(asked, /^J8 is forbidden to black \(double-three\)/);
-  await new Promise((r) => setTimeout(r, 300));
+  await waitText(carol, 'online-message', /j8 is forbidden to black/i);
+  assert.equal(asked, '');
   assert.equal(await stones(carol), 8);
   assert.equal(await stones(dave), 8);
   await waitText(carol, 'online-status', /^Your move \(black\)$/);
@@ -333,4 +334,51 @@ test('a player gone past the grace period loses to a claim', async () => {
   } finally {
     await short.stop();
   }
+});
+
+test('under the tournament rule a forbidden move online is played only once confirmed', async () => {
+  const one = await openPage(), two = await openPage();
+  await one.goto(server.url + '/');
+  const invite = await createOnline(one, { name: 'Una', rule: 'renju', forbidden: 'lose' });
+  await two.goto(invite);
+  await two.click('#join-play');
+  await waitText(one, 'online-status', /^Your move \(black\)$/);
+  const moves = ['h8', 'a1', 'i8', 'a15', 'j7', 'o1', 'j6', 'o15'];
+  for (const [i, at] of moves.entries()) await play2(i % 2 ? two : one, i % 2 ? one : two, at, i + 1);
+  await one.waitForSelector('#board [data-forbidden="j8"]', WAIT);
+  // Asked, she declines: nothing is played.
+  let asked = '';
+  one.removeAllListeners('dialog');
+  one.on('dialog', (d) => { asked = d.message(); d.dismiss(); });
+  await clickPoint(one, 'j8');
+  for (let i = 0; i < 50 && !asked; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.match(asked, /^J8 is forbidden to black \(double-three\): playing it loses the game/);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await stones(one), 8);
+  // Asked again, she plays it, and loses.
+  one.removeAllListeners('dialog');
+  one.on('dialog', (d) => d.accept());
+  await clickPoint(one, 'j8');
+  await waitText(one, 'online-status', /^White wins/);
+  await one.context().close();
+  await two.context().close();
+});
+
+test('a player with no move of their own cannot ask for a takeback', async () => {
+  const one = await openPage(), two = await openPage();
+  await one.goto(server.url + '/');
+  const invite = await createOnline(one, { name: 'Una' });
+  await two.goto(invite);
+  await two.click('#join-play');
+  await waitText(one, 'online-status', /^Your move \(black\)$/);
+  for (const p of [one, two]) assert.equal(await p.isDisabled('#online-takeback'), true);
+  await play2(one, two, 'h8', 1);
+  // Black has a stone to take back; white, who has not played, has nothing.
+  await one.waitForFunction(() => !document.getElementById('online-takeback').disabled, null, WAIT);
+  await waitText(two, 'online-status', /^Your move \(white\)$/);
+  assert.equal(await two.isDisabled('#online-takeback'), true);
+  await play2(two, one, 'h9', 2);
+  await two.waitForFunction(() => !document.getElementById('online-takeback').disabled, null, WAIT);
+  await one.context().close();
+  await two.context().close();
 });

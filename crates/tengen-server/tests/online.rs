@@ -428,6 +428,111 @@ async fn takeback_accepted_and_declined() {
     assert_eq!(get_state(&server, &a.id).await.moves.len(), 2);
 }
 
+/// The state says what a takeback could take back of each player: the second player, who has
+/// neither placed a stone nor taken a decision, has nothing (and the server refuses to ask).
+#[tokio::test]
+async fn the_state_counts_each_players_actions_for_takebacks() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let count = |s: &GameState| [s.seats[0].actions, s.seats[1].actions];
+    let (a, _, mut black, mut white) = seated_pair(&server, serde_json::json!({})).await;
+    assert_eq!(count(&white.state(|_| true).await), [Some(0), Some(0)]);
+    black.play("h8").await;
+    let s = white.state(moves(1)).await;
+    assert_eq!(count(&s), [Some(1), Some(0)]);
+    // Nothing of white's to take back: refused, and nothing changes.
+    white
+        .send(ClientMsg::Request {
+            kind: RequestKind::Takeback,
+        })
+        .await;
+    assert!(white.error().await.contains("no move to take back"));
+    assert!(get_state(&server, &a.id).await.request.is_none());
+    white.play("h9").await;
+    assert_eq!(count(&black.state(moves(2)).await), [Some(1), Some(1)]);
+    // Under swap the first player places three stones, and the second's decision counts.
+    let (_, _, mut first, mut second) =
+        seated_pair(&server, serde_json::json!({"opening": "swap"})).await;
+    for (i, at) in ["h8", "h9", "i8"].iter().enumerate() {
+        first.play(at).await;
+        first.state(moves(i + 1)).await;
+    }
+    assert_eq!(
+        count(&second.state(|s| s.pending.kind == "choice").await),
+        [Some(3), Some(0)]
+    );
+    second
+        .send(ClientMsg::Choose {
+            choice: "white".into(),
+        })
+        .await;
+    let s = first
+        .state(|s| s.pending.kind == "move" && s.moves.len() == 3)
+        .await;
+    assert_eq!(count(&s), [Some(3), Some(1)]);
+}
+
+/// The state says which forbidden-move policy the game was created with, so a page can ask
+/// "play it and lose?" only when a forbidden move would stand and lose.
+#[tokio::test]
+async fn the_state_says_the_forbidden_move_policy() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    for (req, policy) in [
+        (
+            serde_json::json!({"rule": "renju", "forbidden": "refuse"}),
+            "refuse",
+        ),
+        (
+            serde_json::json!({"rule": "renju", "forbidden": "lose"}),
+            "lose",
+        ),
+        (serde_json::json!({"rule": "renju"}), "lose"),
+    ] {
+        let a = create(&server, req.clone()).await;
+        let s = get_state(&server, &a.id).await;
+        assert_eq!(s.forbidden_policy.as_deref(), Some(policy), "{req}");
+        let c = Client::connect(&server, &a.id, Some(&a.token))
+            .await
+            .expect("a");
+        assert_eq!(
+            c.last.as_ref().and_then(|s| s.forbidden_policy.as_deref()),
+            Some(policy)
+        );
+    }
+    // Refused: black's forbidden point is not played, and black is still to move.
+    let (a, _, mut black, mut white) = seated_pair(
+        &server,
+        serde_json::json!({"rule": "renju", "forbidden": "refuse"}),
+    )
+    .await;
+    let opening = ["h8", "a1", "i8", "a15", "j7", "o1", "j6", "o15"];
+    for (i, at) in opening.iter().enumerate() {
+        let c = if i % 2 == 0 { &mut black } else { &mut white };
+        c.play(at).await;
+        c.state(moves(i + 1)).await;
+    }
+    let s = black.state(moves(8)).await;
+    assert!(
+        s.forbidden.iter().any(|f| [f.x, f.y] == [9, 7]),
+        "j8 forbidden"
+    );
+    black.play("j8").await;
+    assert!(black.error().await.contains("forbidden"));
+    let s = get_state(&server, &a.id).await;
+    assert_eq!((s.moves.len(), &s.outcome), (8, &None));
+    // A state from an older server, without the new fields, still reads.
+    let mut old = serde_json::to_value(&s).expect("json");
+    let map = old.as_object_mut().expect("object");
+    map.remove("forbidden_policy");
+    for seat in map["seats"].as_array_mut().expect("seats") {
+        seat.as_object_mut().expect("seat").remove("actions");
+    }
+    let read: GameState = serde_json::from_value(old).expect("an older state reads");
+    assert_eq!(read.forbidden_policy, None);
+    assert_eq!(read.seats[0].actions, None);
+}
+
 #[tokio::test]
 async fn draw_resign_rematch_and_chat() {
     let dir = tempfile::tempdir().expect("dir");

@@ -412,7 +412,12 @@ export function createOnline(host) {
     const over = !s || !!s.outcome || s.pending.kind === 'over';
     const started = !!s && s.pending.kind !== 'waiting';
     const req = s && s.request;
-    $('online-takeback').disabled = !live || over || !started || !s.moves.length || !!req;
+    // A takeback takes back the asker's own last action: none yet, nothing to ask for (the
+    // server counts each seat's stones and decisions; an older one did not, and the page
+    // guessed from the moves).
+    const myActions = player && s ? s.seats[seatIdx(cur.role)].actions : undefined;
+    const ownActions = myActions === undefined || myActions === null ? !!(s && s.moves.length) : myActions > 0;
+    $('online-takeback').disabled = !live || over || !started || !ownActions || !!req;
     $('online-draw').disabled = !live || over || !started || !!req;
     $('online-resign').disabled = !live || over || !started;
     $('online-rematch').hidden = !s || !over || !player;
@@ -520,7 +525,9 @@ export function createOnline(host) {
     const s = cur && cur.state;
     if (!s || !canPlay()) return;
     const f = (s.forbidden || []).find((p) => p.x === x && p.y === y);
-    if (f && s.pending.color === 'black'
+    // Under the friendly policy the server refuses a forbidden move and says why, as in a
+    // game in one browser; under the tournament one it stands and loses, so the page asks.
+    if (f && s.pending.color === 'black' && s.forbidden_policy !== 'refuse'
       && !confirm(`${pointName(s, x, y).toUpperCase()} is forbidden to black (${String(f.kind).replace('_', '-')}): playing it loses the game. Play it anyway?`)) return;
     if (send({ type: 'move', at: pointName(s, x, y) })) { cur.moveSent = performance.now(); say(''); }
   }

@@ -239,6 +239,11 @@ pub struct SeatState {
     pub gone_ms: Option<u64>,
     /// Whether the opponent may now claim the win (gone past the grace period).
     pub claimable: bool,
+    /// The stones this player placed and the swap decisions it took in the game as it stands:
+    /// what a takeback could take back (none, 0, and a takeback request is refused). Absent
+    /// from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<u32>,
 }
 
 /// The pending request.
@@ -336,6 +341,11 @@ pub struct GameState {
     pub outcome: Option<OutcomeState>,
     /// Black's forbidden points now (renju, black to move).
     pub forbidden: Vec<Forbidden>,
+    /// What a forbidden move by black does, as the game was created: `lose` (it stands and
+    /// loses) or `refuse` (it is refused, and black plays elsewhere). Only renju has forbidden
+    /// moves. Absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forbidden_policy: Option<String>,
     /// The threats of the player who is not to move: points where it would make a five
     /// (`five`) or a straight four (`open_four`). Absent from older servers.
     #[serde(default)]

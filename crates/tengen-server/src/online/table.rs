@@ -912,6 +912,10 @@ impl Table {
                     None
                 },
                 claimable: self.claimable(s, now),
+                actions: Some(
+                    u32::try_from(self.actors.iter().filter(|&&a| a == s).count())
+                        .unwrap_or(u32::MAX),
+                ),
             }
         };
         let outcome = self.game.outcome().map(|o| OutcomeState {
@@ -961,6 +965,14 @@ impl Table {
                     kind: kind.to_string(),
                 })
                 .collect(),
+            forbidden_policy: Some(
+                if self.settings.forbidden_loses {
+                    "lose"
+                } else {
+                    "refuse"
+                }
+                .into(),
+            ),
             threats: crate::session::threats_against(&self.game)
                 .into_iter()
                 .map(|t| wire::Threat {
