@@ -382,3 +382,35 @@ test('a player with no move of their own cannot ask for a takeback', async () =>
   await one.context().close();
   await two.context().close();
 });
+
+test('a frame too large for the server is refused in words, and the page does not reconnect by itself', async () => {
+  const context = await browsers.newContext();
+  // The page's WebSockets, to send on one as a broken or hostile page might.
+  await context.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__sockets = [];
+    window.WebSocket = class extends Native {
+      constructor(...args) { super(...args); window.__sockets.push(this); }
+    };
+  });
+  const page = watchPage(await context.newPage());
+  page.on('dialog', (d) => d.accept());
+  await page.goto(server.url + '/');
+  const invite = await createOnline(page, { name: 'Una' });
+  await waitText(page, 'online-conn', /^Connected$/);
+  const opened = await page.evaluate(() => window.__sockets.length);
+  await page.evaluate(() => window.__sockets[window.__sockets.length - 1].send(JSON.stringify({ type: 'chat', text: 'y'.repeat(5000) })));
+  await waitText(page, 'online-message', /at most 4096 bytes/);
+  await waitText(page, 'online-conn', /^Disconnected by the server$/);
+  assert.equal(await page.isVisible('#online-reconnect'), true);
+  // No reconnection by itself (the last one was refused: another would only meet the same end).
+  await new Promise((r) => setTimeout(r, 2500));
+  assert.equal(await page.evaluate(() => window.__sockets.length), opened);
+  await waitText(page, 'online-conn', /^Disconnected by the server$/);
+  // The player reconnects, and plays on.
+  await page.click('#online-reconnect');
+  await waitText(page, 'online-conn', /^Connected$/);
+  assert.equal(await page.isVisible('#online-reconnect'), false);
+  assert.ok(invite);
+  await context.close();
+});

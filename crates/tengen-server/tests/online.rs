@@ -794,6 +794,75 @@ async fn lobby_limits_and_bad_requests() {
     let _ = CreateGame::default();
 }
 
+/// Reads a connection to its end: the `error` frames' messages, and the close frame (none when
+/// the connection ended without one).
+async fn read_to_close(ws: &mut Ws) -> (Vec<String>, Option<(u16, String)>) {
+    let mut errors = Vec::new();
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(20), ws.next())
+            .await
+            .expect("the server answers within 20 s");
+        match msg {
+            Some(Ok(Message::Text(t))) => {
+                if let Ok(ServerMsg::Error { message }) = serde_json::from_str(t.as_str()) {
+                    errors.push(message);
+                }
+            }
+            Some(Ok(Message::Close(frame))) => {
+                return (
+                    errors,
+                    frame.map(|f| (u16::from(f.code), f.reason.to_string())),
+                );
+            }
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => return (errors, None),
+        }
+    }
+}
+
+/// A frame over 4 KiB ends the connection, but not without a word: an `error` frame and a close
+/// frame (1009, "message too big") say why, whether the frame comes after hello or instead of
+/// it, and however large it is.
+#[tokio::test]
+async fn a_frame_over_the_limit_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let a = create(&server, serde_json::json!({})).await;
+    let chat = |n: usize| format!("{{\"type\": \"chat\", \"text\": \"{}\"}}", "y".repeat(n));
+    for (size, hello) in [
+        (5000, true),
+        (5000, false),
+        (200_000, true),
+        (200_000, false),
+    ] {
+        let mut ws = if hello {
+            let c = Client::connect(&server, &a.id, Some(&a.token))
+                .await
+                .expect("c");
+            c.ws
+        } else {
+            let url = format!("ws://{}/api/online/{}/ws", server.addr, a.id);
+            tokio_tungstenite::connect_async(url).await.expect("ws").0
+        };
+        // The server may stop reading before the whole frame is sent.
+        let _ = ws.send(Message::text(chat(size))).await;
+        let (errors, close) = read_to_close(&mut ws).await;
+        let what = format!("{size} bytes, after hello: {hello}");
+        assert!(
+            errors.iter().any(|e| e.contains("at most 4096 bytes")),
+            "{what}: {errors:?}"
+        );
+        let (code, reason) = close.unwrap_or_else(|| panic!("{what}: no close frame"));
+        assert_eq!(code, 1009, "{what}");
+        assert!(reason.contains("at most 4096 bytes"), "{what}: {reason}");
+    }
+    // The game is as it was, and a new connection is served.
+    let c = Client::connect(&server, &a.id, Some(&a.token))
+        .await
+        .expect("again");
+    assert!(c.last.expect("a state").moves.is_empty());
+}
+
 /// Event logs stored before local and online games shared one clock type kept a per-move
 /// clock's readings as zeros: they replay to the same games, with the clocks the rows say.
 #[tokio::test]

@@ -60,7 +60,8 @@ export function createOnline(host) {
     stop();
     await host.enter();
     cur = { id, token: null, role: null, ws: null, welcomed: false, state: null, at: 0, closing: false,
-      retry: 0, retryTimer: null, retryAt: 0, moveSent: 0, followed: false, chatCount: 0, fatal: false };
+      retry: 0, retryTimer: null, retryAt: 0, moveSent: 0, followed: false, chatCount: 0, fatal: false,
+      refused: null };
     const me = cur;
     $('invite-link').value = inviteLink(id);
     $('chat-log').replaceChildren();
@@ -128,6 +129,7 @@ export function createOnline(host) {
     if (!me || me.closing) return;
     clearTimeout(me.retryTimer);
     me.retryTimer = null;
+    me.refused = null;
     me.welcomed = false;
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     let ws;
@@ -146,11 +148,20 @@ export function createOnline(host) {
       try { msg = JSON.parse(e.data); } catch { return; }
       onFrame(me, msg);
     };
-    ws.onclose = () => {
+    ws.onclose = (e) => {
       if (me.ws !== ws) return;
       me.ws = null;
       me.moveSent = 0;
       if (cur !== me || me.closing) return;
+      // The server closed the connection on purpose and said why (a frame too large, 1009; a
+      // rule broken, 1008): connecting again at once would only meet the same end, so the page
+      // says why and leaves reconnecting to the player.
+      if (e.code === 1008 || e.code === 1009) {
+        me.refused = e.reason || 'the server closed the connection';
+        say(`Disconnected by the server (${me.refused}): use Reconnect now to connect again.`, true);
+        renderPanel();
+        return;
+      }
       scheduleRetry(me);
       renderPanel();
     };
@@ -388,10 +399,11 @@ export function createOnline(host) {
     else if (cur.ws && cur.ws.readyState === 1 && cur.welcomed) text = 'Connected';
     else if (cur.ws && cur.ws.readyState <= 1) text = 'Connecting…';
     else if (cur.retryTimer) text = `Disconnected: reconnecting in ${Math.max(1, Math.ceil((cur.retryAt - performance.now()) / 1000))} s`;
+    else if (cur.refused) text = 'Disconnected by the server';
     else text = 'Not connected';
     e.textContent = text;
     e.classList.toggle('gone', text !== 'Connected');
-    $('online-reconnect').hidden = !(cur.retryTimer && !cur.fatal);
+    $('online-reconnect').hidden = !((cur.retryTimer || cur.refused) && !cur.fatal);
   }
 
   function claimable(s) {
@@ -569,8 +581,11 @@ export function createOnline(host) {
       a.download = `tengen-online-${cur.id}.${f}`;
       document.body.appendChild(a); a.click(); a.remove();
     };
-    window.addEventListener('online', reconnectNow);
-    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') reconnectNow(); });
+    // Back online or back to the tab: connect again at once, unless the server closed the
+    // connection on purpose (then the player reconnects).
+    const resume = () => { if (cur && !cur.refused) reconnectNow(); };
+    window.addEventListener('online', resume);
+    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') resume(); });
     // The lobby.
     $('lobby-refresh').onclick = refreshLobby;
     $('lobby-close').onclick = () => $('lobby-dialog').close();

@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -23,6 +23,14 @@ use tengen_wire::{
 
 /// The largest frame a client may send.
 const MAX_FRAME: usize = 4096;
+/// A frame over `MAX_FRAME` but within this is read whole before it is refused, so that the
+/// refusal (an `error` frame, then a close frame with the reason) ends a connection that has
+/// nothing left unread: closing a socket with unread bytes resets it, and a client may then lose
+/// what was sent to it last. A larger frame is cut off as soon as its header gives its size,
+/// with the same refusal, sent as the connection ends.
+const READ_LIMIT: usize = 64 * 1024;
+/// How long a refused connection waits for the client's answer to its close frame.
+const CLOSE_WITHIN: Duration = Duration::from_secs(2);
 /// The longest chat line, in characters.
 const MAX_CHAT: usize = 300;
 /// How long a new connection has to say hello.
@@ -152,8 +160,8 @@ async fn websocket(
     // An unknown game is a 404 before the upgrade, not a socket that closes at once.
     online.inner.handle(&id).await?;
     Ok(ws
-        .max_message_size(MAX_FRAME)
-        .max_frame_size(MAX_FRAME)
+        .max_message_size(READ_LIMIT)
+        .max_frame_size(READ_LIMIT)
         .read_buffer_size(MAX_FRAME)
         .write_buffer_size(0)
         .on_upgrade(move |socket| connection(socket, online, id)))
@@ -202,12 +210,63 @@ fn error(message: impl Into<String>) -> Message {
     })
 }
 
+/// Whether a read failed on a frame over `READ_LIMIT` (the library stops at its header).
+fn over_limit(e: &axum::Error) -> bool {
+    // The library's capacity error ("Space limit exceeded: Message too long: ..."), which axum
+    // passes on boxed.
+    e.to_string().contains("Space limit exceeded")
+}
+
+/// Refuses a frame over `MAX_FRAME` and ends the connection: an `error` frame, then a close
+/// frame (1009, "message too big") that says why. `read` is whether the frame was read whole:
+/// then the client's answer to the close is awaited, so the connection ends cleanly; a frame
+/// left unread is not read on.
+async fn too_large(socket: &mut WebSocket, size: Option<usize>, read: bool) {
+    let rule = format!("a frame is at most {MAX_FRAME} bytes");
+    let message = match size {
+        Some(n) => format!("frame too large ({n} bytes; {rule}): the connection is closed"),
+        None => format!("frame too large ({rule}): the connection is closed"),
+    };
+    let _ = socket.send(error(message)).await;
+    let close = CloseFrame {
+        code: close_code::SIZE,
+        reason: format!("frame too large: {rule}").into(),
+    };
+    if socket.send(Message::Close(Some(close))).await.is_err() || !read {
+        return;
+    }
+    let _ = tokio::time::timeout(CLOSE_WITHIN, async {
+        while let Some(Ok(msg)) = socket.recv().await {
+            if matches!(msg, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
 async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>> {
-    let msg = tokio::time::timeout(HELLO_WITHIN, socket.recv())
+    let msg = match tokio::time::timeout(HELLO_WITHIN, socket.recv())
         .await
         .ok()??
-        .ok()?;
+    {
+        Ok(msg) => msg,
+        Err(e) => {
+            if over_limit(&e) {
+                too_large(socket, None, false).await;
+            }
+            return None;
+        }
+    };
     match msg {
+        Message::Text(t) if t.len() > MAX_FRAME => {
+            too_large(socket, Some(t.len()), true).await;
+            None
+        }
+        Message::Binary(b) if b.len() > MAX_FRAME => {
+            too_large(socket, Some(b.len()), true).await;
+            None
+        }
         Message::Text(t) => Some(serde_json::from_str(t.as_str()).map_err(|e| e.to_string())),
         Message::Close(_) => None,
         _ => Some(Err("send JSON text frames".into())),
@@ -291,9 +350,26 @@ async fn serve(
     loop {
         tokio::select! {
             msg = socket.recv() => {
-                let Some(Ok(msg)) = msg else { return };
+                let msg = match msg {
+                    Some(Ok(msg)) => msg,
+                    Some(Err(e)) => {
+                        if over_limit(&e) {
+                            too_large(socket, None, false).await;
+                        }
+                        return;
+                    }
+                    None => return,
+                };
                 heard = Instant::now();
                 let text = match msg {
+                    Message::Text(t) if t.len() > MAX_FRAME => {
+                        too_large(socket, Some(t.len()), true).await;
+                        return;
+                    }
+                    Message::Binary(b) if b.len() > MAX_FRAME => {
+                        too_large(socket, Some(b.len()), true).await;
+                        return;
+                    }
                     Message::Text(t) => t,
                     Message::Close(_) => return,
                     Message::Binary(_) => {
