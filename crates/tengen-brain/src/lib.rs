@@ -494,6 +494,10 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                 self.send(Response::About(about()));
                 return ControlFlow::Continue(());
             }
+            Command::YxShowInfo => {
+                self.show_info();
+                return ControlFlow::Continue(());
+            }
             _ => {}
         }
         self.wait();
@@ -556,7 +560,11 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                 None => self.error("YXSHOWFORBID before START"),
             },
             // Handled above.
-            Command::YxStop | Command::End | Command::Info(_) | Command::About => {}
+            Command::YxStop
+            | Command::End
+            | Command::Info(_)
+            | Command::About
+            | Command::YxShowInfo => {}
         }
         ControlFlow::Continue(())
     }
@@ -626,6 +634,18 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             | Info::ShowDetail(_)
             | Info::Other { .. } => {}
         }
+    }
+
+    // YXSHOWINFO: the limits Yixin-Board sets its thread and hash sliders by (without them it
+    // offers one thread). Its hash slider's value k asks for a table of 2^k kilobytes.
+    fn show_info(&self) {
+        let threads = machine_cores().min(tengen_engine::MAX_THREADS);
+        let hash_kb = hash_limit_mb(self.settings.max_memory).saturating_mul(1024);
+        self.send(Response::Message(format!("INFO MAX_THREAD_NUM {threads}")));
+        self.send(Response::Message(format!(
+            "INFO MAX_HASH_SIZE {}",
+            hash_kb.ilog2()
+        )));
     }
 
     fn start(&mut self, size: Result<BoardSize, tengen_rules::SizeError>) {

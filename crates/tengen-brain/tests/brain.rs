@@ -439,7 +439,6 @@ fn malformed_and_unknown_lines_are_answered_and_ignored() {
     let mut brain = started(15, 100);
     for (line, prefix) in [
         ("FLY 1,2", "UNKNOWN "),
-        ("YXSHOWINFO", "UNKNOWN "),
         ("TURN", "ERROR "),
         ("TURN seven,eight", "ERROR "),
         ("START big", "ERROR "),

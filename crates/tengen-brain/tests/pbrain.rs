@@ -630,3 +630,38 @@ fn an_info_the_brain_cannot_follow_is_answered_by_nothing_but_a_message() {
     let (status, stderr) = brain.finish();
     assert!(status.success(), "{status:?}: {stderr}");
 }
+
+#[test]
+fn yxshowinfo_states_the_thread_and_hash_limits_for_yixin_board() {
+    // Yixin-Board's start-up: it sets its thread slider from MAX_THREAD_NUM (one thread
+    // without it) and its hash slider, 2^k kilobytes, from MAX_HASH_SIZE.
+    let mut brain = Raw::spawn(&[]);
+    brain.send("info show_detail 1");
+    brain.send("yxshowinfo");
+    brain.send("START 15 15");
+    let (messages, answer) = brain.reply_with_messages();
+    assert_eq!(answer, "OK", "{messages:?}");
+    let value = |key: &str| -> u64 {
+        let text = messages
+            .iter()
+            .find_map(|m| m.strip_prefix(&format!("INFO {key} ")))
+            .unwrap_or_else(|| panic!("no {key} in {messages:?}"));
+        text.parse().unwrap_or_else(|_| panic!("{key} {text:?}"))
+    };
+    let cores = thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    assert_eq!(value("MAX_THREAD_NUM"), cores.min(64));
+    let limit_kb = tengen_brain::hash_limit_mb(None) * 1024;
+    assert_eq!(value("MAX_HASH_SIZE"), u64::from(limit_kb.ilog2()));
+    // The largest table the slider then offers is within the limit: not refused.
+    brain.send(&format!(
+        "INFO hash_size {}",
+        1u64 << value("MAX_HASH_SIZE")
+    ));
+    brain.send("ABOUT");
+    let (messages, answer) = brain.reply_with_messages();
+    assert!(answer.starts_with("name="), "{answer}");
+    assert!(messages.is_empty(), "{messages:?}");
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}

@@ -247,6 +247,9 @@ pub enum Command {
     YxHashClear,
     /// `YXSHOWFORBID` (Yixin): list black's forbidden points.
     YxShowForbid,
+    /// `YXSHOWINFO` (Yixin-Board, at start-up): the brain states its limits in `MESSAGE INFO
+    /// MAX_THREAD_NUM n` and `MESSAGE INFO MAX_HASH_SIZE k` lines.
+    YxShowInfo,
 }
 
 impl fmt::Display for Command {
@@ -286,6 +289,7 @@ impl fmt::Display for Command {
             Command::YxNBest(n) => write!(f, "YXNBEST {n}"),
             Command::YxHashClear => f.write_str("YXHASHCLEAR"),
             Command::YxShowForbid => f.write_str("YXSHOWFORBID"),
+            Command::YxShowInfo => f.write_str("YXSHOWINFO"),
         }
     }
 }
@@ -569,6 +573,7 @@ fn parse_simple(word: &str, rest: &str, line: &str) -> Result<Command, ParseErro
         "YXSTOP" => no_argument(Command::YxStop),
         "YXHASHCLEAR" => no_argument(Command::YxHashClear),
         "YXSHOWFORBID" => no_argument(Command::YxShowForbid),
+        "YXSHOWINFO" => no_argument(Command::YxShowInfo),
         "YXNBEST" => {
             if rest.is_empty() {
                 return Err(ParseError::MissingArgument("YXNBEST"));
@@ -943,6 +948,7 @@ mod tests {
             ("yxnbest 3", Command::YxNBest(3)),
             ("YXHASHCLEAR", Command::YxHashClear),
             ("YXSHOWFORBID", Command::YxShowForbid),
+            ("yxshowinfo", Command::YxShowInfo),
         ];
         for (line, want) in cases {
             assert_eq!(line.parse::<Command>(), Ok(want), "{line}");
@@ -1185,6 +1191,7 @@ mod tests {
             any::<u32>().prop_map(Command::YxNBest),
             Just(Command::YxHashClear),
             Just(Command::YxShowForbid),
+            Just(Command::YxShowInfo),
         ]
     }
 
