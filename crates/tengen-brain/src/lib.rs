@@ -4,8 +4,9 @@
 //! The loop is generic over its input and output so that tests drive it in-process; the
 //! `pbrain-tengen` binary runs it on standard input and output. A thread of its own reads the
 //! commands, so `YXSTOP` (answer now) and `END` (quit now) reach the search at once, however many
-//! commands wait before them; `INFO` and `ABOUT` are handled at once too, and every other command
-//! waits for the move being thought about to be answered first.
+//! commands wait before them; `INFO`, `ABOUT` and `YXSHOWINFO` are handled at once too, and every
+//! other command (and the answer to a line that cannot be read) waits for the move being thought
+//! about to be answered first.
 //!
 //! The transposition table is sized by `INFO max_memory` and `INFO hash_size` within what
 //! [`hash_limit_mb`] allows (a larger size is refused in a `MESSAGE`), and allocated at the first
@@ -201,14 +202,22 @@ pub fn run<R: BufRead + Send + 'static, W: Write + Send>(
                 Err(_) => break (Ok(()), true),
             };
             match parsed {
-                Err(ParseError::Unknown(text)) => out.send(&Response::Unknown(echo(&text))),
+                // Answered in turn: after the move being thought about, as any command that
+                // waits, so that a manager never reads this for that move.
+                Err(ParseError::Unknown(text)) => {
+                    brain.wait();
+                    out.send(&Response::Unknown(echo(&text)));
+                }
                 // INFO has no answer: a manager does not read after it, and takes the next line
                 // for the answer to its next command (Piskvork reads an ERROR here as a move
                 // that is not one, and the brain loses). A MESSAGE it skips wherever it comes.
                 Err(
                     e @ (ParseError::BadInfoValue { .. } | ParseError::MissingArgument("INFO")),
                 ) => out.send(&info_note(e)),
-                Err(e) => out.send(&Response::Error(e.to_string())),
+                Err(e) => {
+                    brain.wait();
+                    out.send(&Response::Error(e.to_string()));
+                }
                 Ok(command) => {
                     let flow = brain.handle(number, command, scope);
                     if flow.is_break() {

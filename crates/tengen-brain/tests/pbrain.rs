@@ -665,3 +665,23 @@ fn yxshowinfo_states_the_thread_and_hash_limits_for_yixin_board() {
     let (status, stderr) = brain.finish();
     assert!(status.success(), "{status:?}: {stderr}");
 }
+
+#[test]
+fn a_line_read_while_thinking_is_answered_after_the_move() {
+    // Answers come in the order of the commands: UNKNOWN and ERROR for lines that arrive while
+    // the brain thinks wait for the move, as every command that is not INFO, ABOUT, YXSTOP or
+    // END does.
+    let mut brain = Raw::spawn(&[]);
+    brain.send("START 15");
+    assert_eq!(brain.reply(), "OK");
+    brain.send("INFO timeout_turn 300");
+    brain.send("BEGIN");
+    brain.send("FLY 1,2");
+    brain.send("TURN");
+    assert_eq!(brain.reply(), "7,7");
+    assert_eq!(brain.reply(), "UNKNOWN FLY 1,2");
+    assert!(brain.reply().starts_with("ERROR TURN"));
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
