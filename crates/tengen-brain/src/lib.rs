@@ -618,9 +618,9 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
                 if let Err(e) = check_hash_mb(kb >> 10, s.max_memory) {
                     // Refused: the size set before stays.
                     let keep = self.hash_mb();
-                    self.send(Response::Message(format!(
+                    self.note(format!(
                         "INFO hash_size {kb}: {e}; the table stays at {keep} MB"
-                    )));
+                    ));
                 } else {
                     s.hash_kb = Some(kb);
                 }
