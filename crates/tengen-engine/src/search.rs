@@ -558,6 +558,7 @@ impl<'a> Searcher<'a> {
         }
         // Read before Step 6b's search, which runs at this same ply.
         let not_improving = self.improving(ply) == Some(false);
+        let narrow = narrow_tree(self.pos.rule());
         // Step 5e: internal iterative reduction: a quiet node deep enough that the table has
         // no move for is searched a ply shallower. Without a first move to trust, most of a
         // full-depth search there goes into finding one; the next visit, with the table's
@@ -580,6 +581,14 @@ impl<'a> Searcher<'a> {
         let counter = counter_slot
             .and_then(|i| self.counter_moves.get(i).copied())
             .unwrap_or(NO_MOVE);
+        // The moves' static order scores, before the table move, killers and history are added:
+        // Step 8's policy reduction reads them.
+        let policy = (narrow && forced == Forced::No && depth >= POLICY_DEPTH).then(|| {
+            let mut statics = moves.clone();
+            statics.sort_unstable_by_key(|m| m.0);
+            let top = moves.iter().map(|m| m.1).max().unwrap_or(0);
+            (statics, top)
+        });
         for m in moves.iter_mut() {
             let s = m.0 as u32;
             if s == tt_move {
@@ -647,6 +656,19 @@ impl<'a> Searcher<'a> {
         } else {
             moves.len()
         };
+        // Step 7a: move-count pruning (the narrow tree): within the breadth, past a count that
+        // grows with the depth left (halved where the side to move is not improving), only the
+        // important moves (see [`important`]) are searched. A quiet move that makes no three
+        // and blocks none cannot start or stop an attack in time, which is what lets the count
+        // be small; pruning by rank alone, without this exemption, lost (-59 +/- 77 Elo
+        // together with the steps below, 2026-11-28).
+        // (Read here, after Step 6b: where a singular search ran, it left this ply without an
+        // evaluation, and the node counts as improving. That is the form measured.)
+        let late = if narrow && forced == Forced::No && ply > 0 {
+            move_count(depth, self.improving(ply) == Some(false)).min(keep)
+        } else {
+            keep
+        };
         let new_depth = if forced == Forced::Four {
             depth
         } else {
@@ -661,9 +683,29 @@ impl<'a> Searcher<'a> {
             if i >= keep && best >= -WIN_BOUND {
                 break;
             }
+            if i >= late && best >= -WIN_BOUND && !important(&self.pos, sq) {
+                continue;
+            }
             if sq as u32 == excluded {
                 continue;
             }
+            // Step 8's policy reduction: a ply per POLICY_GAP of the gap between the move's
+            // static order score and the node's best, at most POLICY_MAX_PLIES, for a move
+            // that is not important.
+            let policy_plies = match &policy {
+                Some((statics, top)) if i > 0 => {
+                    let score = statics
+                        .binary_search_by_key(&sq, |m| m.0)
+                        .map_or(*top, |j| statics[j].1);
+                    let plies = ((top - score).max(0) / POLICY_GAP).min(POLICY_MAX_PLIES);
+                    if plies > 0 && important(&self.pos, sq) {
+                        0
+                    } else {
+                        plies
+                    }
+                }
+                _ => 0,
+            };
             let new_depth = if singular && sq as u32 == tt_move {
                 new_depth + 1
             } else {
@@ -691,6 +733,11 @@ impl<'a> Searcher<'a> {
                     r.clamp(1, depth - 2)
                 } else {
                     0
+                };
+                let reduce = if policy_plies > 0 {
+                    (reduce + policy_plies).clamp(0, (depth - 2).max(0))
+                } else {
+                    reduce
                 };
                 score = -self.search(new_depth - reduce, ply + 1, -alpha - 1, -alpha, &mut child);
                 // An aborted search's 0 is no score: no re-search after it (it would count a
@@ -809,7 +856,11 @@ impl<'a> Searcher<'a> {
             // not taken as proven.
             if depth >= null_move_depth(self.pos.rule()) && static_eval >= beta && !self.null_before
             {
-                let reduction = 2 + depth / 6;
+                let reduction = if narrow_tree(self.pos.rule()) {
+                    3 + depth / 3
+                } else {
+                    2 + depth / 6
+                };
                 self.pos.pass();
                 self.null_before = true;
                 let mut child = Vec::new();
@@ -1600,15 +1651,60 @@ fn searches_as_freestyle(rule: Rule) -> bool {
     matches!(rule, Rule::Freestyle | Rule::Caro)
 }
 
-/// Step 8's late-move reductions are ln(depth) × ln(rank) divided by this. Renju's is measured
-/// (above; / 1.2 lost, -40 +/- 56 in 150 games); under freestyle / 1.4 (-15 +/- 48 in 202
-/// games) and / 1.6 (-9 +/- 39 in 307, H0) did not beat / 1.8. Standard and caro, untested,
-/// keep freestyle's.
+/// Step 8's late-move reductions are ln(depth) × ln(rank) divided by this. Renju's / 1.4 beat
+/// / 1.8 in the wide tree (/ 1.2 alone lost there, -40 +/- 56 in 150 games); it takes / 1.2 as
+/// part of the narrow tree ([`narrow_tree`]), whose Step 7a and policy exemption keep threats
+/// out of the cut. Under freestyle / 1.4 (-15 +/- 48 in 202 games) and / 1.6 (-9 +/- 39 in 307,
+/// H0) did not beat / 1.8. Standard and caro, untested, keep freestyle's.
 fn lmr_divisor(rule: Rule) -> f64 {
     match rule {
-        Rule::Renju => 1.4,
+        Rule::Renju => 1.2,
         Rule::Freestyle | Rule::Standard | Rule::Caro => 1.8,
     }
+}
+
+/// Whether a rule searches the narrow tree: Step 7a's move-count pruning with important moves
+/// exempt, Step 8's policy reduction, late-move reductions ln × ln / 1.2 and the null move
+/// reduced by 3 + depth/3 (2 + depth/6 otherwise). Together, under renju, self-play at 100k
+/// nodes a move against the wide tree: 170.5-136.5 in 307 games (+38.6 +/- 38.8 Elo, H1 for
+/// elo0=-10 elo1=30); the renju middlegame reaches depth 14 at 800k nodes instead of 12. Renju
+/// only: under freestyle the same tree
+/// gained in self-play too, but held 13 of the defence set's 14 positions at 1,000,000 nodes and
+/// 11 at 200,000 (14 and 12 without it), each a freestyle defence that needs a long attack seen
+/// (`docs/levels.md`, 2026-11-28). Standard and caro keep the wide tree.
+fn narrow_tree(rule: Rule) -> bool {
+    rule == Rule::Renju
+}
+
+/// Step 7a's count: quiet moves searched in full before only important ones are, 3 + depth^1.32
+/// (halved where the side to move is not improving), at least 3.
+fn move_count(depth: i32, not_improving: bool) -> usize {
+    let count = 3.0 + f64::from(depth.max(0)).powf(1.32);
+    let count = if not_improving { count / 2.0 } else { count };
+    (count as usize).max(3)
+}
+
+/// Step 8's policy reduction: from this many plies left, a ply per this much gap to the node's
+/// best static order score, and at most this many plies.
+const POLICY_DEPTH: i32 = 3;
+const POLICY_GAP: i32 = 20;
+const POLICY_MAX_PLIES: i32 = 3;
+
+/// A move that may start or stop an attack, which the narrow tree neither prunes nor reduces by
+/// policy: it makes an open three or more for the side to move, or two lines of an open two or
+/// better (a double two, a three beside a two), or takes a point where the opponent would make
+/// an open three or more.
+fn important(pos: &Position, sq: Sq) -> bool {
+    let me = pos.side();
+    let strong = |p: Pat| p >= Pat::ThreeOpen && p != Pat::Overline;
+    let mine = pos.pats(sq, me);
+    if mine.iter().any(|&p| strong(p)) || pos.pats(sq, me.opponent()).iter().any(|&p| strong(p)) {
+        return true;
+    }
+    mine.iter()
+        .filter(|&&p| p >= Pat::TwoOpen && p != Pat::Overline)
+        .count()
+        >= 2
 }
 
 /// Every legal move, scored by pattern weight (for multi-PV beside a forced win).
