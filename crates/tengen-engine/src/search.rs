@@ -683,7 +683,9 @@ impl<'a> Searcher<'a> {
             if i >= keep && best >= -WIN_BOUND {
                 break;
             }
-            if i >= late && best >= -WIN_BOUND && !important(&self.pos, sq) {
+            // Past Step 7a's count, only an important move gets this far.
+            let past_count = i >= late && best >= -WIN_BOUND;
+            if past_count && !important(&self.pos, sq) {
                 continue;
             }
             if sq as u32 == excluded {
@@ -698,7 +700,7 @@ impl<'a> Searcher<'a> {
                         .binary_search_by_key(&sq, |m| m.0)
                         .map_or(*top, |j| statics[j].1);
                     let plies = ((top - score).max(0) / POLICY_GAP).min(POLICY_MAX_PLIES);
-                    if plies > 0 && important(&self.pos, sq) {
+                    if plies > 0 && (past_count || important(&self.pos, sq)) {
                         0
                     } else {
                         plies
@@ -1668,10 +1670,10 @@ fn lmr_divisor(rule: Rule) -> f64 {
 /// reduced by 3 + depth/3 (2 + depth/6 otherwise). Together, under renju, self-play at 100k
 /// nodes a move against the wide tree: 170.5-136.5 in 307 games (+38.6 +/- 38.8 Elo, H1 for
 /// elo0=-10 elo1=30); the renju middlegame reaches depth 14 at 800k nodes instead of 12. Renju
-/// only: under freestyle the same tree
-/// gained in self-play too, but held 13 of the defence set's 14 positions at 1,000,000 nodes and
-/// 11 at 200,000 (14 and 12 without it), each a freestyle defence that needs a long attack seen
-/// (`docs/levels.md`, 2026-11-28). Standard and caro keep the wide tree.
+/// only: under freestyle the same tree gained in self-play too (+27.7 +/- 30.9 in 478 games,
+/// H1), but held 13 of the defence set's 14 positions at 1,000,000 nodes and 11 at 200,000 (14
+/// and 12 without it), each a freestyle defence that needs a long attack seen (`docs/levels.md`,
+/// 2026-11-28). Standard and caro keep the wide tree.
 fn narrow_tree(rule: Rule) -> bool {
     rule == Rule::Renju
 }
