@@ -245,11 +245,13 @@ async fn too_large(socket: &mut WebSocket, size: Option<usize>, read: bool) {
     .await;
 }
 
-async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>> {
-    let msg = match tokio::time::timeout(HELLO_WITHIN, socket.recv())
-        .await
-        .ok()??
-    {
+/// A frame read, or `None` when the connection ends: on a read error, or on a frame over
+/// `MAX_FRAME`, which is refused first (see [`too_large`]).
+async fn within_limit(
+    socket: &mut WebSocket,
+    received: Option<Result<Message, axum::Error>>,
+) -> Option<Message> {
+    let msg = match received? {
         Ok(msg) => msg,
         Err(e) => {
             if over_limit(&e) {
@@ -258,15 +260,23 @@ async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>>
             return None;
         }
     };
-    match msg {
-        Message::Text(t) if t.len() > MAX_FRAME => {
-            too_large(socket, Some(t.len()), true).await;
-            None
-        }
-        Message::Binary(b) if b.len() > MAX_FRAME => {
-            too_large(socket, Some(b.len()), true).await;
-            None
-        }
+    let size = match &msg {
+        Message::Text(t) => t.len(),
+        Message::Binary(b) => b.len(),
+        _ => 0,
+    };
+    if size > MAX_FRAME {
+        too_large(socket, Some(size), true).await;
+        return None;
+    }
+    Some(msg)
+}
+
+async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>> {
+    let received = tokio::time::timeout(HELLO_WITHIN, socket.recv())
+        .await
+        .ok()?;
+    match within_limit(socket, received).await? {
         Message::Text(t) => Some(serde_json::from_str(t.as_str()).map_err(|e| e.to_string())),
         Message::Close(_) => None,
         _ => Some(Err("send JSON text frames".into())),
@@ -350,26 +360,9 @@ async fn serve(
     loop {
         tokio::select! {
             msg = socket.recv() => {
-                let msg = match msg {
-                    Some(Ok(msg)) => msg,
-                    Some(Err(e)) => {
-                        if over_limit(&e) {
-                            too_large(socket, None, false).await;
-                        }
-                        return;
-                    }
-                    None => return,
-                };
+                let Some(msg) = within_limit(socket, msg).await else { return };
                 heard = Instant::now();
                 let text = match msg {
-                    Message::Text(t) if t.len() > MAX_FRAME => {
-                        too_large(socket, Some(t.len()), true).await;
-                        return;
-                    }
-                    Message::Binary(b) if b.len() > MAX_FRAME => {
-                        too_large(socket, Some(b.len()), true).await;
-                        return;
-                    }
                     Message::Text(t) => t,
                     Message::Close(_) => return,
                     Message::Binary(_) => {
