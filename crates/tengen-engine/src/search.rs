@@ -583,12 +583,19 @@ impl<'a> Searcher<'a> {
             .unwrap_or(NO_MOVE);
         // The moves' static order scores, before the table move, killers and history are added:
         // Step 8's policy reduction reads them.
-        let policy = (narrow && forced == Forced::No && depth >= POLICY_DEPTH).then(|| {
-            let mut statics = moves.clone();
-            statics.sort_unstable_by_key(|m| m.0);
-            let top = moves.iter().map(|m| m.1).max().unwrap_or(0);
-            (statics, top)
-        });
+        // Under freestyle it runs only where the opponent has no fork point: there his attack
+        // may already be prepared, and a defence that makes nothing of its own must not lose
+        // plies for its low static score.
+        let policy = (narrow
+            && forced == Forced::No
+            && depth >= POLICY_DEPTH
+            && (policy_beside_forks(self.pos.rule()) || self.pos.fork_count(op) == 0))
+            .then(|| {
+                let mut statics = moves.clone();
+                statics.sort_unstable_by_key(|m| m.0);
+                let top = moves.iter().map(|m| m.1).max().unwrap_or(0);
+                (statics, top)
+            });
         for m in moves.iter_mut() {
             let s = m.0 as u32;
             if s == tt_move {
@@ -1666,15 +1673,24 @@ fn lmr_divisor(rule: Rule) -> f64 {
 }
 
 /// Whether a rule searches the narrow tree: Step 7a's move-count pruning with important moves
-/// exempt, Step 8's policy reduction, late-move reductions ln × ln / 1.2 and the null move
-/// reduced by 3 + depth/3 (2 + depth/6 otherwise). Together, under renju, self-play at 100k
-/// nodes a move against the wide tree: 170.5-136.5 in 307 games (+38.6 +/- 38.8 Elo, H1 for
-/// elo0=-10 elo1=30); the renju middlegame reaches depth 14 at 800k nodes instead of 12. Renju
-/// only: under freestyle the same tree gained in self-play too (+27.7 +/- 30.9 in 478 games,
-/// H1), but held 13 of the defence set's 14 positions at 1,000,000 nodes and 11 at 200,000 (14
-/// and 12 without it), each a freestyle defence that needs a long attack seen (`docs/levels.md`,
-/// 2026-11-28). Standard and caro keep the wide tree.
+/// exempt, Step 8's policy reduction (under freestyle only where the opponent has no fork point,
+/// [`policy_beside_forks`]) and the null move reduced by 3 + depth/3 (2 + depth/6 otherwise);
+/// renju's late-move reductions were measured with it ([`lmr_divisor`]). Self-play at 100k nodes
+/// a move against the wide tree, SPRT elo0=-10 elo1=30: under renju 170.5-136.5 in 307 games
+/// (+38.6 +/- 38.8 Elo, H1; the renju middlegame reaches depth 14 at 800k nodes instead of 12);
+/// under freestyle 317-275 in 592 games (+24.7 +/- 27.7, H1; the middlegame 12 instead of 10).
+/// Freestyle's first form, the policy reduction everywhere, gained too but lost a position of the
+/// defence set (`docs/levels.md`, 2026-11-28). Standard and caro keep the wide tree, unmeasured.
 fn narrow_tree(rule: Rule) -> bool {
+    matches!(rule, Rule::Renju | Rule::Freestyle)
+}
+
+/// Whether Step 8's policy reduction also runs where the opponent has a fork point (a double
+/// three or four-three to make): under renju, as measured with the rest of the narrow tree.
+/// Under freestyle the reduction there cost a defence of the defence set (at 1,000,000 nodes
+/// the holding i7 of `h8 i9 e7 f8 i5 h9 f6 g9 f9 i10 g5 h4 d8 c9 h5 f5` became j6), and the
+/// narrow tree with it runs only where he has none.
+fn policy_beside_forks(rule: Rule) -> bool {
     rule == Rule::Renju
 }
 
