@@ -1688,8 +1688,8 @@ fn narrow_tree(rule: Rule) -> bool {
 /// Whether Step 8's policy reduction also runs where the opponent has a fork point (a double
 /// three or four-three to make): under renju, as measured with the rest of the narrow tree.
 /// Under freestyle the reduction there cost a defence of the defence set (at 1,000,000 nodes
-/// the holding i7 of `h8 i9 e7 f8 i5 h9 f6 g9 f9 i10 g5 h4 d8 c9 h5 f5` became j6), and the
-/// narrow tree with it runs only where he has none.
+/// the holding i7 of `h8 i9 e7 f8 i5 h9 f6 g9 f9 i10 g5 h4 d8 c9 h5 f5` became j6), so there
+/// it runs only where he has none.
 fn policy_beside_forks(rule: Rule) -> bool {
     rule == Rule::Renju
 }
