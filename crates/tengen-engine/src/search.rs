@@ -582,10 +582,9 @@ impl<'a> Searcher<'a> {
             .and_then(|i| self.counter_moves.get(i).copied())
             .unwrap_or(NO_MOVE);
         // The moves' static order scores, before the table move, killers and history are added:
-        // Step 8's policy reduction reads them.
-        // Under freestyle it runs only where the opponent has no fork point: there his attack
-        // may already be prepared, and a defence that makes nothing of its own must not lose
-        // plies for its low static score.
+        // Step 8's policy reduction reads them. Under freestyle that reduction runs only where
+        // the opponent has no fork point: where he has one, his attack may already be prepared,
+        // and a defence that makes nothing of its own must not lose plies for its low score.
         let policy = (narrow
             && forced == Forced::No
             && depth >= POLICY_DEPTH
