@@ -8,6 +8,9 @@
 //! other command (and the answer to a line that cannot be read) waits for the move being thought
 //! about to be answered first.
 //!
+//! A search that panics (a bug in the engine) is still answered, with a legal move found without
+//! one, and reported in a `MESSAGE`; the next search starts from a fresh engine.
+//!
 //! The transposition table is sized by `INFO max_memory` and `INFO hash_size` within what
 //! [`hash_limit_mb`] allows (a larger size is refused in a `MESSAGE`), and allocated at the first
 //! search, then again at the first search after the size asked for changes. The engine allocates
@@ -30,6 +33,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::ops::ControlFlow;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -45,6 +49,8 @@ use tengen_protocol::command::{
     SearchReport, Stone,
 };
 use tengen_protocol::lines::LineReader;
+
+pub mod fault;
 
 /// The brain's name in `ABOUT`.
 pub const NAME: &str = "Tengen";
@@ -417,9 +423,10 @@ struct Running<'scope> {
     handle: ScopedJoinHandle<'scope, Finished>,
 }
 
-// What a search leaves behind: the engine (with its table) and the stones it answered.
+// What a search leaves behind: the engine (with its table) and the stones it answered. No
+// engine after a search that panicked: it may be inconsistent, and the next search makes one.
 struct Finished {
-    engine: Engine,
+    engine: Option<Engine>,
     place: Vec<(Point, Color)>,
     own: Option<Color>,
     elapsed: Duration,
@@ -587,7 +594,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         self.control.finished();
         match joined {
             Ok(finished) => {
-                self.engine = Some(finished.engine);
+                self.engine = finished.engine;
                 if let Some(board) = &mut self.board {
                     for (p, color) in finished.place {
                         // The thread checked each point against this very board.
@@ -1055,6 +1062,15 @@ fn machine_cores() -> usize {
     thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+// A panic's message, for the log.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic")
+}
+
 /// Whether `board` has no free point once `more` stones are added (never, unbounded).
 fn is_full_with(board: &Board, more: u32) -> bool {
     board
@@ -1103,7 +1119,7 @@ impl Task {
         quiet: &AtomicBool,
     ) -> Finished {
         let started = Instant::now();
-        let (place, own) = thread::scope(|s| {
+        let ((place, own), engine_sound) = thread::scope(|s| {
             // The hard stop: a timer that sets the stop flag unless the search ends first
             // (dropping `done` wakes it).
             let (done, wake) = mpsc::channel::<()>();
@@ -1119,18 +1135,68 @@ impl Task {
                     out.send(&r);
                 }
             };
-            let result = match self.job {
-                Job::Move | Job::NBest(_) => self.answer_move(&mut engine, stop, &say),
-                Job::Swap2(n) => self.answer_swap2(n, &mut engine, stop, &say),
-            };
+            // A bug in the engine must not cost the game: the manager waits for an answer, and
+            // a brain that gives none loses on time. So a search that panics is answered as one
+            // stopped before its first iteration would be.
+            let searched = panic::catch_unwind(AssertUnwindSafe(|| {
+                fault::check_search();
+                match self.job {
+                    Job::Move | Job::NBest(_) => self.answer_move(&mut engine, stop, &say),
+                    Job::Swap2(n) => self.answer_swap2(n, &mut engine, stop, &say),
+                }
+            }));
             drop(done);
-            result
+            match searched {
+                Ok(answer) => (answer, true),
+                Err(panic) => {
+                    say(Response::Message(format!(
+                        "internal error while thinking ({}); answering without a search",
+                        panic_text(panic.as_ref())
+                    )));
+                    (self.answer_unsearched(&say), false)
+                }
+            }
         });
         Finished {
-            engine,
+            engine: engine_sound.then_some(engine),
             place,
             own,
             elapsed: started.elapsed(),
+        }
+    }
+
+    // The answer when the search failed: a legal move next to the stones (see `fallback`),
+    // under swap2 the first of the balanced openings, or staying white with such a move.
+    fn answer_unsearched(&self, say: &dyn Fn(Response)) -> (Vec<(Point, Color)>, Option<Color>) {
+        let (board, rule) = (&self.board, self.rule);
+        let side = match self.job {
+            Job::Swap2(0) => {
+                if let Some(three) = decide::balanced_opening_candidates(board.size())
+                    .into_iter()
+                    .next()
+                {
+                    let place = three
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &p)| (p, Color::of_ply(i)))
+                        .collect();
+                    say(Response::Moves(three));
+                    return (place, None);
+                }
+                Color::White
+            }
+            Job::Swap2(_) => Color::White,
+            Job::Move | Job::NBest(_) => self.side,
+        };
+        match fallback(board, rule, side) {
+            Some(p) => {
+                say(Response::Move(p));
+                (vec![(p, side)], Some(side))
+            }
+            None => {
+                say(Response::Error("no legal move".into()));
+                (Vec::new(), Some(side))
+            }
         }
     }
 

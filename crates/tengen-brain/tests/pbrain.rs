@@ -685,3 +685,68 @@ fn a_line_read_while_thinking_is_answered_after_the_move() {
     let (status, stderr) = brain.finish();
     assert!(status.success(), "{status:?}: {stderr}");
 }
+
+/// A bug in the engine must not lose the game on time: with the test-only fault hook making
+/// every search panic, the real binary still answers each move with a legal one (and the swap2
+/// opening with three stones), says why in a MESSAGE, and keeps going until END.
+#[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "the fault hook is compiled out of builds without debug assertions"
+)]
+fn a_search_that_panics_still_answers_every_move() {
+    let mut command = Command::new(BRAIN);
+    command.env(
+        tengen_brain::fault::VARIABLE,
+        tengen_brain::fault::SEARCH_PANIC,
+    );
+    let mut brain = Client::spawn_command(command).expect("pbrain-tengen starts");
+    brain.start(BoardSize::STANDARD, WAIT).expect("OK to START");
+    brain
+        .info(&Info::Rule(Rule::Renju.gomocup_bits()))
+        .expect("INFO rule");
+    let mut game = Game::new(BoardSize::STANDARD, Rule::Renju);
+    let first = brain.begin(WAIT).expect("a move despite the panic");
+    game.play(first).expect("a legal first move");
+    // Tengen is black under renju: each fallback move must keep off black's forbidden points
+    // too.
+    for _ in 0..20 {
+        if game.outcome().is_some() {
+            break;
+        }
+        // White fills the even columns of the top rows: never five in a row, so the game
+        // runs its twenty moves.
+        let reply = (0..15)
+            .flat_map(|y| {
+                (0..15)
+                    .step_by(2)
+                    .map(move |x| tengen_rules::Point::new(x, y))
+            })
+            .find(|&p| game.clone().play(p).is_ok())
+            .expect("white has a move");
+        game.play(reply).expect("white's move");
+        if game.outcome().is_some() {
+            break;
+        }
+        let answer = brain.turn(reply, WAIT).expect("a move despite the panic");
+        game.play(answer)
+            .unwrap_or_else(|e| panic!("the fallback {answer:?} is illegal: {e}"));
+    }
+    assert!(
+        brain
+            .messages()
+            .any(|m| m.contains("internal error while thinking")),
+        "the brain says its search failed"
+    );
+    assert_eq!(brain.errors().count(), 0, "no move was answered with ERROR");
+    brain.restart(WAIT).expect("RESTART after the panics");
+    match brain.swap2board(&[], WAIT).expect("a swap2 answer") {
+        Swap2Answer::Stones(stones) => assert_eq!(stones.len(), 3),
+        other => panic!("three stones expected, got {other:?}"),
+    }
+    let status = brain
+        .end(WAIT)
+        .expect("END")
+        .expect("the brain exits on END");
+    assert!(status.success(), "a clean exit, not a crash: {status:?}");
+}
