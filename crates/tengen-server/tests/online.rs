@@ -869,6 +869,44 @@ async fn a_frame_over_the_limit_is_refused_with_the_reason() {
     assert!(c.last.expect("a state").moves.is_empty());
 }
 
+/// A client that keeps sending after being told to slow down is cut off, but not without a
+/// word: an `error` frame and a policy close (1008) say why, so the page does not reconnect into
+/// the same end. The game is as it was, and a new connection is served.
+#[tokio::test]
+async fn a_flooding_client_is_closed_with_the_reason() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let a = create(&server, serde_json::json!({})).await;
+    let mut c = Client::connect(&server, &a.id, Some(&a.token))
+        .await
+        .expect("c");
+    // Far more than the burst and the refusals in a row allowed, faster than the refill: each
+    // frame is one the server reads and answers with an error when it lets it through.
+    for _ in 0..200 {
+        if !c.send_raw(r#"{"type": "nothing"}"#.to_string()).await {
+            break;
+        }
+    }
+    let (errors, close) = read_to_close(&mut c.ws).await;
+    assert!(
+        errors.iter().any(|e| e.contains("slow down")),
+        "told to slow down first: {errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("the connection is closed")),
+        "{errors:?}"
+    );
+    let (code, reason) = close.expect("a close frame, not a dropped connection");
+    assert_eq!(code, 1008);
+    assert!(reason.contains("too many frames"), "{reason}");
+    let again = Client::connect(&server, &a.id, Some(&a.token))
+        .await
+        .expect("again");
+    assert!(again.last.expect("a state").moves.is_empty());
+}
+
 /// Event logs stored before local and online games shared one clock type kept a per-move
 /// clock's readings as zeros: they replay to the same games, with the clocks the rows say.
 #[tokio::test]

@@ -31,6 +31,8 @@ const MAX_FRAME: usize = 4096;
 const READ_LIMIT: usize = 64 * 1024;
 /// How long a refused connection waits for the client's answer to its close frame.
 const CLOSE_WITHIN: Duration = Duration::from_secs(2);
+/// Frames refused in a row for coming too fast, past which the connection is closed.
+const FLOOD_REFUSALS: u32 = 50;
 /// The longest chat line, in characters.
 const MAX_CHAT: usize = 300;
 /// How long a new connection has to say hello.
@@ -227,12 +229,28 @@ async fn too_large(socket: &mut WebSocket, size: Option<usize>, read: bool) {
         Some(n) => format!("frame too large ({n} bytes; {rule}): the connection is closed"),
         None => format!("frame too large ({rule}): the connection is closed"),
     };
+    refuse(
+        socket,
+        message,
+        close_code::SIZE,
+        format!("frame too large: {rule}"),
+        read,
+    )
+    .await;
+}
+
+/// Ends a connection the server will not serve on, saying why twice: an `error` frame, which
+/// every client reads, then a close frame with `code` and `reason`, which tells a client not to
+/// connect again at once. With `drain`, the client's answer to the close is awaited (what it sent
+/// before it is read and dropped) for `CLOSE_WITHIN` at most, so the connection ends cleanly:
+/// closing a socket with unread bytes resets it, and the client may then lose both frames.
+async fn refuse(socket: &mut WebSocket, message: String, code: u16, reason: String, drain: bool) {
     let _ = socket.send(error(message)).await;
     let close = CloseFrame {
-        code: close_code::SIZE,
-        reason: format!("frame too large: {rule}").into(),
+        code,
+        reason: reason.into(),
     };
-    if socket.send(Message::Close(Some(close))).await.is_err() || !read {
+    if socket.send(Message::Close(Some(close))).await.is_err() || !drain {
         return;
     }
     let _ = tokio::time::timeout(CLOSE_WITHIN, async {
@@ -376,9 +394,20 @@ async fn serve(
                 };
                 if !frames.take() {
                     refused_in_row += 1;
-                    // A client that keeps flooding after being told is cut off.
-                    if refused_in_row > 50 {
-                        let _ = socket.send(error("too many frames; closing")).await;
+                    // A client that keeps flooding after being told is cut off, with a policy
+                    // close (1008) so that it does not reconnect at once into the same end.
+                    if refused_in_row > FLOOD_REFUSALS {
+                        let rule = format!(
+                            "at most {FRAME_BURST} frames at once and {FRAMES_PER_SEC} a second"
+                        );
+                        refuse(
+                            socket,
+                            format!("too many frames ({rule}): the connection is closed"),
+                            close_code::POLICY,
+                            format!("too many frames: {rule}"),
+                            true,
+                        )
+                        .await;
                         return;
                     }
                     if socket.send(error("too many frames; slow down")).await.is_err() {
