@@ -1062,6 +1062,25 @@ fn machine_cores() -> usize {
     thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+// Answers `chosen` as `side`'s move, or ERROR when there is none; the stones to place and
+// the brain's colour.
+fn answer_with(
+    chosen: Option<Point>,
+    side: Color,
+    say: &dyn Fn(Response),
+) -> (Vec<(Point, Color)>, Option<Color>) {
+    match chosen {
+        Some(p) => {
+            say(Response::Move(p));
+            (vec![(p, side)], Some(side))
+        }
+        None => {
+            say(Response::Error("no legal move".into()));
+            (Vec::new(), Some(side))
+        }
+    }
+}
+
 // A panic's message, for the log.
 fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
     panic
@@ -1188,16 +1207,7 @@ impl Task {
             Job::Swap2(_) => Color::White,
             Job::Move | Job::NBest(_) => self.side,
         };
-        match fallback(board, rule, side) {
-            Some(p) => {
-                say(Response::Move(p));
-                (vec![(p, side)], Some(side))
-            }
-            None => {
-                say(Response::Error("no legal move".into()));
-                (Vec::new(), Some(side))
-            }
-        }
+        answer_with(fallback(board, rule, side), side, say)
     }
 
     fn answer_move(
@@ -1250,16 +1260,7 @@ impl Task {
         let chosen = best
             .filter(|&p| playable(board, rule, side, p))
             .or_else(|| fallback(board, rule, side));
-        match chosen {
-            Some(p) => {
-                say(Response::Move(p));
-                (vec![(p, side)], Some(side))
-            }
-            None => {
-                say(Response::Error("no legal move".into()));
-                (Vec::new(), Some(side))
-            }
-        }
+        answer_with(chosen, side, say)
     }
 
     // The brain's limits with a share of the time, for a decision made of several searches.
