@@ -1701,11 +1701,11 @@ fn three_answers_reduced_from(rule: Rule) -> Option<usize> {
 
 /// Whether the block of a four is searched at the four's own depth (the pair costing one ply)
 /// with `depth` plies left. Under renju only from 4 plies left down: higher up the block costs
-/// its ply, as Rapfi's does in part, and the renju middlegame reaches depth 16 at 1.07M nodes
-/// instead of 1.29M. Self-play at 100k nodes a move against the block always free, SPRT
-/// elo0=-10 elo1=30: 129-98 in 227 games (+47.7 +/- 45.5 Elo, H1); an earlier run against an
-/// older engine stood at 125-118 after 243 when stopped. Under freestyle the same cut gave no depth (13 at 1.66M nodes
-/// against 1.18M) and a block costing a ply everywhere lost a position of the defence set.
+/// its ply, and the renju middlegame reaches depth 16 at 1.07M nodes instead of 1.29M.
+/// Self-play at 100k nodes a move against the block always free, SPRT elo0=-10 elo1=30: 129-98
+/// in 227 games (+47.7 +/- 45.5 Elo, H1); an earlier run against an older engine stood at
+/// 125-118 after 243 when stopped. Under freestyle the same cut gave no depth (13 at 1.66M
+/// nodes against 1.18M), and a block costing a ply everywhere lost a defence set position.
 fn four_blocks_free_within(rule: Rule, depth: i32) -> bool {
     match rule {
         Rule::Renju => depth <= 4,
