@@ -1688,14 +1688,16 @@ fn lmr_divisor(rule: Rule) -> f64 {
 /// 28.5 Elo, H1); the freestyle middlegame reaches depth 13 at 1.2M nodes instead of 2.0M. From
 /// the second it scored more (69.5-54.5 in 124 games, stopped) but lost a position of the
 /// defence set at 1,000,000 nodes (`h8 h7 j9 g8 i6 i10 j7 j10 h9`: h10 instead of g10, even at
-/// 2,000,000). Under renju from the second: 174-169 in 343 games (+5.1 +/- 35.8, stopped), so
-/// renju goes without. Under standard from the third: 115-85 in 200 games (+52.5 +/- 47.2, H1;
-/// an earlier run stood at 93-86 after 179 when stopped). Under caro from the third: 89-93 in
-/// 182 (-7.6 +/- 49.7, stopped), so caro goes without.
+/// 2,000,000). Under renju from the second: 174-169 in 343 games (+5.1 +/- 35.8, stopped), and
+/// renju went without. Under renju from the third, once a four's block cost its ply far from
+/// the horizon ([`four_blocks_free_within`]), against that search: 88-59 in 147 games (+69.5 +/-
+/// 57.9, H1). Under standard from the third: 115-85 in 200 games (+52.5 +/- 47.2, H1; an earlier
+/// run stood at 93-86 after 179 when stopped). Under caro from the third: 89-93 in 182 (-7.6 +/-
+/// 49.7, stopped), so caro goes without.
 fn three_answers_reduced_from(rule: Rule) -> Option<usize> {
     match rule {
-        Rule::Freestyle | Rule::Standard => Some(2),
-        Rule::Renju | Rule::Caro => None,
+        Rule::Freestyle | Rule::Standard | Rule::Renju => Some(2),
+        Rule::Caro => None,
     }
 }
 
