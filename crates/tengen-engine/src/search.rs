@@ -1703,7 +1703,8 @@ fn three_answers_reduced_from(rule: Rule) -> Option<usize> {
 
 /// Whether the block of a four is searched at the four's own depth (the pair costing one ply)
 /// with `depth` plies left. Under renju only from 4 plies left down: higher up the block costs
-/// its ply, and the renju middlegame reaches depth 16 at 1.07M nodes instead of 1.29M.
+/// its ply, and the renju middlegame reaches depth 16 at 756k nodes instead of 1.29M (1.07M
+/// with Step 8a's reduction, which came after and searches again what it reduced).
 /// Self-play at 100k nodes a move against the block always free, SPRT elo0=-10 elo1=30: 129-98
 /// in 227 games (+47.7 +/- 45.5 Elo, H1); an earlier run against an older engine stood at
 /// 125-118 after 243 when stopped. Under freestyle the same cut gave no depth (13 at 1.66M
