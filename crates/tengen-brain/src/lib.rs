@@ -1081,6 +1081,20 @@ fn answer_with(
     }
 }
 
+// Answers swap2's opening stones (black, white, black...); the opponent then picks a colour.
+fn answer_opening(
+    stones: Vec<Point>,
+    say: &dyn Fn(Response),
+) -> (Vec<(Point, Color)>, Option<Color>) {
+    let place = stones
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (p, Color::of_ply(i)))
+        .collect();
+    say(Response::Moves(stones));
+    (place, None)
+}
+
 // A panic's message, for the log.
 fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
     panic
@@ -1194,13 +1208,7 @@ impl Task {
                     .into_iter()
                     .next()
                 {
-                    let place = three
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &p)| (p, Color::of_ply(i)))
-                        .collect();
-                    say(Response::Moves(three));
-                    return (place, None);
+                    return answer_opening(three, say);
                 }
                 Color::White
             }
@@ -1313,13 +1321,7 @@ impl Task {
                 stop,
                 &mut on_candidate,
             );
-            let place: Vec<(Point, Color)> = picked
-                .iter()
-                .enumerate()
-                .map(|(i, &p)| (p, Color::of_ply(i)))
-                .collect();
-            say(Response::Moves(picked));
-            return (place, None);
+            return answer_opening(picked, say);
         }
         // Three stones: a third of the time for this look and a third for black's stone.
         let share = if stones == 3 { 3 } else { 1 };
