@@ -283,6 +283,11 @@ pub(crate) struct Searcher<'a> {
     root_depth: i32,
     /// How many moves the root's last iteration had to choose from.
     root_moves: usize,
+    /// Each root move's score in the iteration under way, as its search finished (the first
+    /// line's: multi-PV's later lines leave it alone), and in the last completed one: the
+    /// fallback when a cut-short iteration proves its first move lost (see `run`).
+    root_scores: Vec<(Sq, i32)>,
+    completed_root_scores: Vec<(Sq, i32)>,
 }
 
 /// How far the VCF at the leaves looks, in attacker fours. Most leaves have no four to make and
@@ -369,6 +374,8 @@ impl<'a> Searcher<'a> {
             static_evals: vec![NO_EVAL; MAX_PLY + 2],
             root_depth: 0,
             root_moves: 0,
+            root_scores: Vec::new(),
+            completed_root_scores: Vec::new(),
         }
     }
 
@@ -1370,7 +1377,7 @@ impl<'a> Searcher<'a> {
                 if self.aborted {
                     // The root searches the previous best move first, so once that one has
                     // finished, whatever the unfinished iteration prefers is at least as good
-                    // and one ply deeper.
+                    // and one ply deeper (but see below).
                     if lines.is_empty() && multipv == 1 && !pv.is_empty() {
                         partial = Some(Line {
                             moves: pv.iter().map(|&s| self.pos.point(s)).collect(),
@@ -1388,7 +1395,16 @@ impl<'a> Searcher<'a> {
             }
             if self.aborted {
                 if let Some(line) = partial {
-                    best_lines = vec![line];
+                    // Unless the first move was proven lost: the rest, not searched yet at this
+                    // depth, may hold, so the best of the last completed iteration not proven
+                    // lost is played instead (the first move stays when all are). Without this
+                    // a clock cut short right there played a move just proven to lose.
+                    let lost = line.score.internal() <= -WIN_BOUND;
+                    best_lines = vec![if lost {
+                        self.best_unrefuted_root_move().unwrap_or(line)
+                    } else {
+                        line
+                    }];
                     break;
                 }
                 // A partial iteration still counts when its first line finished and improved on
@@ -1450,6 +1466,32 @@ impl<'a> Searcher<'a> {
         best_lines
     }
 
+    // The fallback for a first root move proven lost in a cut-short iteration: of the moves
+    // not proven lost (in the last completed iteration or the one under way), the first in the
+    // last completed iteration's order whose score there was within SCORE_FALL of the best of
+    // them. Those scores are null-window bounds, many of them at the window itself; the order
+    // (the table's move, then the generator's) tells the close ones apart better.
+    fn best_unrefuted_root_move(&self) -> Option<Line> {
+        let lost_now = |sq: Sq| {
+            self.root_scores
+                .iter()
+                .any(|&(s, score)| s == sq && score <= -WIN_BOUND)
+        };
+        let open: Vec<(Sq, i32)> = self
+            .completed_root_scores
+            .iter()
+            .copied()
+            .filter(|&(sq, score)| score > -WIN_BOUND && !lost_now(sq))
+            .collect();
+        let top = open.iter().map(|m| m.1).max()?;
+        open.iter()
+            .find(|m| m.1 >= top - SCORE_FALL)
+            .map(|&(sq, score)| Line {
+                moves: vec![self.pos.point(sq)],
+                score: Score::from_internal(score),
+            })
+    }
+
     // When a search is stopped before its first iteration ends, the best-looking legal move,
     // so that a caller always has a move to play.
     fn fallback(&mut self) -> Vec<Line> {
@@ -1508,6 +1550,7 @@ impl<'a> Searcher<'a> {
         }
         if excluded.is_empty() {
             self.root_moves = moves.len();
+            self.root_scores.clear();
         }
         if let Some(e) = self.tt.probe(self.pos.hash()) {
             if let Some(m) = moves.iter_mut().find(|m| m.0 as u32 == e.best) {
@@ -1537,12 +1580,18 @@ impl<'a> Searcher<'a> {
             if self.aborted {
                 break;
             }
+            if excluded.is_empty() {
+                self.root_scores.push((sq, score));
+            }
             if score > alpha || pv.is_empty() {
                 alpha = alpha.max(score);
                 pv.clear();
                 pv.push(sq);
                 pv.extend_from_slice(&child);
             }
+        }
+        if excluded.is_empty() && !self.aborted {
+            std::mem::swap(&mut self.completed_root_scores, &mut self.root_scores);
         }
         // An aborted iteration's scores are not results: store only a finished one.
         if let Some(&best) = pv.first().filter(|_| !self.aborted) {

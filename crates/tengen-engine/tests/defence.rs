@@ -6,11 +6,12 @@
 //!
 //! The goal is to hold 95% of them at a fixed node budget. At 1,000,000 nodes (what one thread
 //! searches in about 2 s a move on the 2-core test machine) the engine holds all 14: the goal,
-//! which the test keeps. At 200,000 nodes (about half a second) it holds 11 of the 14, the
+//! which the test keeps. At 200,000 nodes (about half a second) it holds 12 of the 14, the
 //! floor a second test keeps, so that a loss at the shorter budget shows too. Every position not
 //! held is printed. (It held 12 there before freestyle took the narrow tree, which sees the
 //! holding i7 of `h8 i9 e7 f8 i5 h9 f6 g9 f9 i10 g5 h4 d8 c9 h5 f5` from 400,000 nodes instead
-//! of 150,000 and won its self-play games; see `docs/levels.md`, 2026-11-28.)
+//! of 150,000 and won its self-play games; see `docs/levels.md`, 2026-11-28; 11 until a search
+//! cut short stopped playing a first move its last iteration had just proven lost.)
 //!
 //! The set's history: first checked at 400,000 nodes only; rechecked at 4,000,000, 10 of its 23
 //! positions had no hold left (every listed hold loses to an attack 13 to 41 plies long), among
@@ -31,7 +32,7 @@ use tengen_rules::{BoardSize, Game, Rule, parse_point, point_name};
 /// The budgets the engine gets for each position, and how many it holds at each today: the
 /// floors the tests keep (the goal is 95%: all 14).
 const LONG: (u64, usize) = (1_000_000, 14);
-const SHORT: (u64, usize) = (200_000, 11);
+const SHORT: (u64, usize) = (200_000, 12);
 
 struct Case {
     rule: Rule,
