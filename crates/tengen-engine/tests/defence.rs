@@ -13,6 +13,12 @@
 //! of 150,000 and won its self-play games; see `docs/levels.md`, 2026-11-28; 11 until a search
 //! cut short stopped playing a first move its last iteration had just proven lost.)
 //!
+//! The engine here has a 16 MB table. The result leans on it: with 64 MB (what `pbrain-tengen`
+//! and `tengen analyze` take by default) the search of 2026-11-28 held 11, 12, 13, 13 and 13
+//! of 14 at 600,000, 800,000, 1,000,000, 1,200,000 and 1,500,000 nodes, missing the i7
+//! position above at every budget; with 16 MB, 13 at 600,000 and 14 from 800,000 to 1,500,000
+//! (see `docs/levels.md`).
+//!
 //! The set's history: first checked at 400,000 nodes only; rechecked at 4,000,000, 10 of its 23
 //! positions had no hold left (every listed hold loses to an attack 13 to 41 plies long), among
 //! them the 3 the engine did not hold, and were dropped; 5 positions from later games came in,
