@@ -1722,12 +1722,16 @@ fn searches_as_freestyle(rule: Rule) -> bool {
 /// Step 8's late-move reductions are ln(depth) × ln(rank) divided by this. Renju's / 1.4 beat
 /// / 1.8 in the wide tree (/ 1.2 alone lost there, -40 +/- 56 in 150 games); it takes / 1.2 as
 /// part of the narrow tree ([`narrow_tree`]), whose Step 7a and policy exemption keep threats
-/// out of the cut. Under freestyle / 1.4 (-15 +/- 48 in 202 games) and / 1.6 (-9 +/- 39 in 307,
-/// H0) did not beat / 1.8. Standard and caro, untested, keep freestyle's.
+/// out of the cut. Under freestyle, in the wide tree / 1.4 (-15 +/- 48 in 202 games) and / 1.6
+/// (-9 +/- 39 in 307, H0) did not beat / 1.8; in the narrow tree, with Step 8a, / 1.4 beat it:
+/// self-play at 100k nodes a move, SPRT elo0=-10 elo1=30, 209-173 in 382 games (+32.8 +/- 34.6
+/// Elo, H1; four earlier runs, stopped, 485-405 in 890). Standard and caro, untested, keep
+/// / 1.8.
 fn lmr_divisor(rule: Rule) -> f64 {
     match rule {
         Rule::Renju => 1.2,
-        Rule::Freestyle | Rule::Standard | Rule::Caro => 1.8,
+        Rule::Freestyle => 1.4,
+        Rule::Standard | Rule::Caro => 1.8,
     }
 }
 
