@@ -750,8 +750,7 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             return false;
         };
         let own_count = stones.iter().filter(|s| s.field == Field::Own).count();
-        // Marked stones (continuous game) count for the opponent: they block our lines, and
-        // over-rating the opponent is the safe mistake.
+        // Marked stones (continuous game) count with the opponent's for whose turn it is.
         let their_count = stones.len() - own_count;
         // The brain is the side to move, and black moves first: to move with fewer stones
         // than the opponent makes it white, with as many (or more) black.
@@ -760,12 +759,18 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
         } else {
             Color::Black
         };
+        let marked: Vec<Point> = stones
+            .iter()
+            .filter(|s| s.field == Field::Marked)
+            .map(|s| s.point)
+            .collect();
+        let marked = colour_marked(&marked, own.opponent());
         let mut board = Board::new(old.size());
         for s in stones {
-            let color = if s.field == Field::Own {
-                own
-            } else {
-                own.opponent()
+            let color = match s.field {
+                Field::Own => own,
+                Field::Opponent => own.opponent(),
+                Field::Marked => marked.get(&s.point).copied().unwrap_or(own.opponent()),
             };
             if let Err(e) = board.place(s.point, color) {
                 self.error(format!(
@@ -1093,6 +1098,27 @@ fn answer_opening(
         .collect();
     say(Response::Moves(stones));
     (place, None)
+}
+
+/// Colours for the marked stones of a continuous game (field 3: finished lines, which belong
+/// to neither side). The board knows only two colours, and one colour for them all would make
+/// each finished line a five of that side's, which the engine would take for a threat to
+/// extend (an overline wins under freestyle) or to block. So along each line they alternate:
+/// every point taken in `(y, x)` order gets the colour opposite to a neighbour's already
+/// coloured, `first` where it has none. A straight line of them then holds no two adjacent
+/// stones of one colour, and each still blocks the other colour's lines through it.
+fn colour_marked(points: &[Point], first: Color) -> std::collections::HashMap<Point, Color> {
+    let mut sorted = points.to_vec();
+    sorted.sort_by_key(|p| (p.y, p.x));
+    let mut colours = std::collections::HashMap::with_capacity(sorted.len());
+    for p in sorted {
+        let neighbour = (-1..=1)
+            .flat_map(|dy| (-1..=1).map(move |dx| (dx, dy)))
+            .filter(|&d| d != (0, 0))
+            .find_map(|(dx, dy)| colours.get(&p.offset(dx, dy)).copied());
+        colours.insert(p, neighbour.map_or(first, Color::opponent));
+    }
+    colours
 }
 
 // A panic's message, for the log.

@@ -366,6 +366,28 @@ fn marked_stones_are_occupied() {
 }
 
 #[test]
+fn a_finished_line_of_marked_stones_is_no_threat() {
+    // Continuous game: a finished five (field 3) on the top row, and the opponent's four on
+    // row 7 with its left end blocked. Taken as the opponent's, the five looked like an
+    // overline to extend (a win under freestyle), and the brain played 5,0 instead of the
+    // block 10,7. Rule 2 is what Piskvork sends for a continuous freestyle game.
+    for rule in [0, 2] {
+        let mut brain = started(15, 300);
+        brain.send(&format!("INFO rule {rule}"));
+        brain.send("BOARD");
+        for s in [
+            "0,0,3", "1,0,3", "2,0,3", "3,0,3", "4,0,3", "6,7,2", "7,7,2", "8,7,2", "9,7,2",
+            "5,7,1", "7,9,1", "12,12,1",
+        ] {
+            brain.send(s);
+        }
+        brain.send("DONE");
+        assert_eq!(brain.reply_move(), p(10, 7), "rule {rule}");
+        brain.finish();
+    }
+}
+
+#[test]
 fn turn_and_board_refuse_taken_and_off_board_points_and_change_nothing() {
     let mut brain = started(15, 100);
     brain.send("BEGIN");
