@@ -153,7 +153,7 @@ impl Table {
     /// Zeroing a large table takes its whole size in writes (1 GB: over half a second, in which a
     /// brain answers nothing), and a fresh allocation would pay a page fault per page inside the
     /// next search's time (a 64 MB table: some 18,000 faults, 13% of a 450 ms search on the
-    /// 2-core machine). Only when the generations run out, once in 31 clears, is the table
+    /// 2-core machine). Only when the generations run out, once in 32 clears, is the table
     /// zeroed in place. The failed-VCF table (8 MB) is zeroed each time.
     pub(crate) fn clear(&mut self) {
         if !std::mem::replace(self.touched.get_mut(), false) {
