@@ -47,6 +47,8 @@ pub enum Reason {
     BoardFull,
     /// The move limit was reached.
     MoveLimit,
+    /// Under renju, every free point was forbidden to black, who was to move.
+    NoLegalMove,
     /// The loser did not move within its time (plus the margin).
     Timeout(String),
     /// The loser's process exited, or its pipes broke.
@@ -62,14 +64,15 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// A short key: `five`, `forbidden`, `full`, `move_limit`, `timeout`, `crash`, `illegal`,
-    /// `garbage`, `refused` or `spawn`.
+    /// A short key: `five`, `forbidden`, `full`, `move_limit`, `no_move`, `timeout`, `crash`,
+    /// `illegal`, `garbage`, `refused` or `spawn`.
     pub fn key(&self) -> &'static str {
         match self {
             Reason::Five => "five",
             Reason::Forbidden(_) => "forbidden",
             Reason::BoardFull => "full",
             Reason::MoveLimit => "move_limit",
+            Reason::NoLegalMove => "no_move",
             Reason::Timeout(_) => "timeout",
             Reason::Crash(_) => "crash",
             Reason::IllegalMove(_) => "illegal",
@@ -83,7 +86,11 @@ impl Reason {
     pub fn is_failure(&self) -> bool {
         !matches!(
             self,
-            Reason::Five | Reason::Forbidden(_) | Reason::BoardFull | Reason::MoveLimit
+            Reason::Five
+                | Reason::Forbidden(_)
+                | Reason::BoardFull
+                | Reason::MoveLimit
+                | Reason::NoLegalMove
         )
     }
 
@@ -106,6 +113,7 @@ impl Reason {
             Reason::Forbidden(kind) => format!("black played a forbidden point ({kind})"),
             Reason::BoardFull => "the board is full".into(),
             Reason::MoveLimit => "the move limit was reached".into(),
+            Reason::NoLegalMove => "every free point was forbidden to black".into(),
             Reason::Timeout(d) => format!("{who} lost on time: {d}"),
             Reason::Crash(d) => format!("{who} crashed: {d}"),
             Reason::IllegalMove(d) => format!("{who} played an illegal move: {d}"),
@@ -358,6 +366,7 @@ pub fn play_game(
                     EndReason::Five => Reason::Five,
                     EndReason::Forbidden(kind) => Reason::Forbidden(kind.to_string()),
                     EndReason::BoardFull => Reason::BoardFull,
+                    EndReason::NoLegalMove => Reason::NoLegalMove,
                     _ => Reason::MoveLimit,
                 };
                 return finish(&game, sides, times, winner, reason);

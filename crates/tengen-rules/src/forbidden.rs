@@ -169,6 +169,22 @@ fn real_threes_at_least_two(scratch: &mut Board, p: Point, shapes: [LineShape; 4
     real >= 2
 }
 
+/// Whether black has a free point that is not forbidden to play. Only on a bounded board nearly
+/// full can every free point be forbidden (each an overline, a double four or a double three);
+/// black then has no legal move and the game cannot go on.
+///
+/// ```
+/// use tengen_rules::{Board, BoardSize, black_can_move};
+/// assert!(black_can_move(&Board::new(BoardSize::STANDARD)));
+/// ```
+pub fn black_can_move(board: &Board) -> bool {
+    let size = board.size();
+    size.is_unbounded()
+        || size
+            .points()
+            .any(|p| board.is_empty_at(p) && forbidden(board, p).is_none())
+}
+
 /// Every forbidden point for black on `board`, in the order of [`BoardSize::points`]
 /// (on the unbounded board, the points near the stones).
 ///

@@ -26,6 +26,8 @@ pub enum EndReason {
     BoardFull,
     /// The agreed move limit was reached.
     MoveLimit,
+    /// Under renju, black is to move and every free point is forbidden to black: a draw.
+    NoLegalMove,
     /// A player resigned.
     Resignation,
     /// A player ran out of time.
@@ -37,14 +39,15 @@ pub enum EndReason {
 }
 
 impl EndReason {
-    /// A short key: `"five"`, `"forbidden"`, `"full"`, `"move_limit"`, `"resignation"`,
-    /// `"timeout"`, `"agreement"` or `"abandonment"`.
+    /// A short key: `"five"`, `"forbidden"`, `"full"`, `"move_limit"`, `"no_move"`,
+    /// `"resignation"`, `"timeout"`, `"agreement"` or `"abandonment"`.
     pub const fn key(self) -> &'static str {
         match self {
             EndReason::Five => "five",
             EndReason::Forbidden(_) => "forbidden",
             EndReason::BoardFull => "full",
             EndReason::MoveLimit => "move_limit",
+            EndReason::NoLegalMove => "no_move",
             EndReason::Resignation => "resignation",
             EndReason::Timeout => "timeout",
             EndReason::Agreement => "agreement",
@@ -84,6 +87,9 @@ impl fmt::Display for Outcome {
             (Some(c), _) => write!(f, "{} wins", who(c)),
             (None, EndReason::BoardFull) => f.write_str("Draw: the board is full"),
             (None, EndReason::MoveLimit) => f.write_str("Draw: the move limit was reached"),
+            (None, EndReason::NoLegalMove) => {
+                f.write_str("Draw: every free point is forbidden to black")
+            }
             (None, _) => f.write_str("Draw by agreement"),
         }
     }
@@ -414,6 +420,11 @@ impl Game {
             .is_some_and(|l| self.moves.len() as u32 >= l)
         {
             EndReason::MoveLimit
+        } else if self.rule.has_forbidden()
+            && self.to_move() == Some(Color::Black)
+            && !crate::black_can_move(&self.board)
+        {
+            EndReason::NoLegalMove
         } else {
             return;
         };
@@ -683,5 +694,41 @@ mod tests {
         g.set_move_limit(Some(3));
         g.play(Point::new(0, 0)).expect("legal");
         assert_eq!(g.outcome().map(|o| o.reason), Some(EndReason::MoveLimit));
+    }
+    #[test]
+    fn black_with_only_forbidden_points_left_is_a_draw() {
+        // A 6x6 renju game (found by probing the web server): after white's c4 the two free
+        // points, d6 and d1, are both overlines for black. Before this rule the game stood
+        // with black to move and no move to make.
+        let size = BoardSize::square(6).expect("valid");
+        let record = "b6 e3 c2 e4 c1 a2 b5 d4 f4 a3 d3 c5 b4 b3 c6 e2 e6 c3 d5 e5 a6 f3 b1 a4 \
+                      f1 d2 a1 b2 f6 a5 f5 f2 e1 c4";
+        for policy in [ForbiddenPolicy::Lose, ForbiddenPolicy::Refuse] {
+            let mut g = Game::new(size, Rule::Renju);
+            g.set_forbidden_policy(policy);
+            let moves: Vec<Point> = record
+                .split_whitespace()
+                .map(|m| parse_point(size, m).expect("valid coordinate"))
+                .collect();
+            let (last, before) = moves.split_last().expect("moves");
+            for &p in before {
+                assert_eq!(g.play(p).expect("legal"), None);
+            }
+            assert!(crate::black_can_move(g.board()));
+            let out = g.play(*last).expect("legal").cloned().expect("ended");
+            assert_eq!((out.winner, out.reason), (None, EndReason::NoLegalMove));
+            assert_eq!(
+                out.to_string(),
+                "Draw: every free point is forbidden to black"
+            );
+            assert_eq!(g.forbidden_points().len(), 0, "the game is over");
+            assert!(!crate::black_can_move(g.board()));
+        }
+        // The same board under freestyle goes on: white's c4 leaves black two points.
+        let mut g = Game::new(size, Rule::Freestyle);
+        for m in record.split_whitespace() {
+            g.play(parse_point(size, m).expect("valid")).expect("legal");
+        }
+        assert_eq!(g.outcome(), None);
     }
 }

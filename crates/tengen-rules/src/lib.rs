@@ -28,7 +28,7 @@ pub use board::{
     RowsError, SizeError,
 };
 pub use color::{Color, ColorError};
-pub use forbidden::{Forbidden, forbidden, forbidden_points};
+pub use forbidden::{Forbidden, black_can_move, forbidden, forbidden_points};
 pub use game::{EndReason, ForbiddenPolicy, Game, Outcome, Pending, PlayError};
 pub use notation::{Coord, CoordError, column_letters, parse_point, point_name};
 pub use opening::{Choice, ChoiceError, OpeningRule, OpeningRuleError, Phase, Seat};

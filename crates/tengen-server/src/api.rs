@@ -766,13 +766,14 @@ async fn import(
     ))
 }
 
-/// Stores the result of a finished game against the computer, once.
+/// Stores the result of a finished game against the computer, once; a game begun from a set-up
+/// position is not stored (see [`Session::set_up`]).
 async fn record_result(app: &AppState, shared: &Shared) -> Result<(), ApiError> {
     let mut s = shared.lock().await;
     let Some(outcome) = s.game.outcome().cloned() else {
         return Ok(());
     };
-    if s.recorded || s.setup.opponent != Opponent::Computer {
+    if s.recorded || s.set_up || s.setup.opponent != Opponent::Computer {
         return Ok(());
     }
     let human = s.human_color();

@@ -74,6 +74,11 @@ pub struct Session {
     pub assisted: bool,
     /// Whether the result has been stored.
     pub recorded: bool,
+    /// Whether the game began from a set-up position (an import or a continuation), not from
+    /// the empty board. Its result is never stored: like a game from a set position on a chess
+    /// server, it was not played from the start, and an imported won game or a continuation of
+    /// a finished one would otherwise count a result nobody played for.
+    pub set_up: bool,
     /// When the game began.
     pub started: Instant,
     /// When the session was last used.
@@ -527,6 +532,7 @@ impl Session {
             analysis: None,
             assisted: false,
             recorded: false,
+            set_up: false,
             started: Instant::now(),
             touched: Instant::now(),
             undos: 0,
@@ -746,6 +752,7 @@ impl Session {
                 }
                 game.set_forbidden_policy(self.setup.policy);
                 self.game = game;
+                self.set_up = true;
                 self.redo = redo
                     .iter()
                     .map(StoredAction::action)

@@ -365,6 +365,87 @@ async fn results_and_hero_board_are_stored() {
     assert!(h["levels"][0]["fewest_moves"].is_null());
 }
 
+/// A game begun from a set-up position (an import, a continuation) was not played from the
+/// start: its result counts neither in the results nor on the hero board, even when it starts
+/// finished or is played out by redoing the record's moves.
+#[tokio::test]
+async fn games_from_a_set_up_position_store_no_result() {
+    let app = start().await;
+    let won = "h8 a1 i8 a2 j8 a3 k8 a4 l8";
+    let (s, v) = app
+        .post(
+            "/api/games/import",
+            json!({ "text": won, "player": "Cat", "level": "master" }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v["status"], "Black wins: five in a row");
+    let id = gid(&v);
+    // Continuing the finished game at its end starts another finished game.
+    let (s, v) = app
+        .post(&format!("/api/games/{id}/continue"), json!({ "ply": 9 }))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v["status"], "Black wins: five in a row");
+    // Imported at the start, the record's moves are there to redo, up to the five.
+    let (s, v) = app
+        .post(
+            "/api/games/import",
+            json!({ "text": won, "player": "Cat", "level": "master", "at": 0 }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = gid(&v);
+    // (Against the computer a redo may bring back a pair of moves.)
+    let mut last = v;
+    while last["status"] != "Black wins: five in a row" {
+        let (s, v) = app.post(&format!("/api/games/{id}/redo"), json!({})).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        last = v;
+    }
+    let (_, t) = app.get("/api/results?player=Cat").await;
+    let levels = t["levels"].as_array().expect("levels");
+    assert!(
+        levels
+            .iter()
+            .all(|l| l["wins"] == 0 && l["losses"] == 0 && l["draws"] == 0),
+        "{t}"
+    );
+    let (_, h) = app.get("/api/heroes").await;
+    let heroes = h["levels"].as_array().expect("levels");
+    assert!(heroes.iter().all(|l| l["fewest_moves"].is_null()), "{h}");
+}
+
+/// Under renju, a board where every free point is forbidden to black, who is to move, is a
+/// draw: before, the game stood with no move to make, and the computer's turn failed.
+#[tokio::test]
+async fn renju_black_without_a_legal_point_draws() {
+    let app = start().await;
+    let record = "b6 e3 c2 e4 c1 a2 b5 d4 f4 a3 d3 c5 b4 b3 c6 e2 e6 c3 d5 e5 a6 f3 b1 a4 \
+                  f1 d2 a1 b2 f6 a5 f5 f2 e1 c4";
+    let (s, v) = app
+        .post(
+            "/api/games/import",
+            json!({ "text": record, "size": "6", "rule": "renju", "opponent": "friend" }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v["status"], "Draw: every free point is forbidden to black");
+    // Against the computer as black: the human's last white move ends the game, and the
+    // computer is not asked for a move it cannot make.
+    let (s, v) = app
+        .post(
+            "/api/games/import",
+            json!({ "text": record, "size": "6", "rule": "renju", "opponent": "computer",
+                    "human": "white", "at": 33 }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = gid(&v);
+    let v = app.play(&id, "c4").await;
+    assert_eq!(v["status"], "Draw: every free point is forbidden to black");
+}
+
 #[tokio::test]
 async fn draw_offers_resignation_in_hot_seat_and_leaving() {
     let app = start().await;

@@ -820,6 +820,39 @@ async fn read_to_close(ws: &mut Ws) -> (Vec<String>, Option<(u16, String)>) {
     }
 }
 
+/// A connection refused before it is served (a forged token, a first frame that is not hello or
+/// not JSON) ends with an `error` frame and a policy close (1008),
+/// not a dropped connection, so the page tells it from a network failure and does not retry.
+#[tokio::test]
+async fn a_refused_hello_is_closed_with_the_reason() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let a = create(&server, serde_json::json!({})).await;
+    let hello = |token: &str| format!(r#"{{"type": "hello", "token": "{token}"}}"#);
+    for (first, says) in [
+        (hello("0123456789abcdef0123456789abcdef"), "no seat"),
+        (r#"{"type": "resign"}"#.to_string(), "must be hello"),
+        ("not json".to_string(), "cannot read"),
+    ] {
+        let url = format!("ws://{}/api/online/{}/ws", server.addr, a.id);
+        let mut ws = tokio_tungstenite::connect_async(url).await.expect("ws").0;
+        ws.send(Message::text(first.clone())).await.expect("sent");
+        let (errors, close) = read_to_close(&mut ws).await;
+        assert!(
+            errors.iter().any(|e| e.contains(says)),
+            "{first}: {errors:?}"
+        );
+        let (code, reason) = close.unwrap_or_else(|| panic!("{first}: no close frame"));
+        assert_eq!(code, 1008, "{first}");
+        assert!(reason.contains(says), "{first}: {reason}");
+    }
+    // The seat is still there to take.
+    let c = Client::connect(&server, &a.id, Some(&a.token))
+        .await
+        .expect("seated");
+    assert_ne!(c.role, Role::Spectator);
+}
+
 /// A frame over 4 KiB ends the connection, but not without a word: an `error` frame and a close
 /// frame (1009, "message too big") say why, whether the frame comes after hello or instead of
 /// it. Past 64 KiB the words are sent too, but a reset may overtake them.

@@ -153,6 +153,13 @@ export function createOnline(host) {
       me.ws = null;
       me.moveSent = 0;
       if (cur !== me || me.closing) return;
+      // The seat's token was just refused (see onFrame): connect again at once, to watch.
+      if (me.watchNext) {
+        me.watchNext = false;
+        me.retry = 0;
+        connect();
+        return;
+      }
       // The server closed the connection on purpose and said why (a frame too large, 1009; a
       // rule broken, 1008): connecting again at once would only meet the same end, so the page
       // says why and leaves reconnecting to the player.
@@ -213,6 +220,7 @@ export function createOnline(host) {
         if (!me.welcomed && me.token) {
           // The seat's token was refused: watch instead (the token stays stored).
           me.token = null;
+          me.watchNext = true;
           say(`Your seat was refused (${msg.message}): watching.`, true);
         } else {
           say(msg.message, true);

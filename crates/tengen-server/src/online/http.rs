@@ -246,6 +246,11 @@ async fn too_large(socket: &mut WebSocket, size: Option<usize>, read: bool) {
 /// closing a socket with unread bytes resets it, and the client may then lose both frames.
 async fn refuse(socket: &mut WebSocket, message: String, code: u16, reason: String, drain: bool) {
     let _ = socket.send(error(message)).await;
+    // A close frame's reason holds at most 123 bytes.
+    let mut reason = reason;
+    while reason.len() > 123 {
+        reason.pop();
+    }
     let close = CloseFrame {
         code,
         reason: reason.into(),
@@ -291,9 +296,9 @@ async fn within_limit(
 }
 
 async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>> {
-    let received = tokio::time::timeout(HELLO_WITHIN, socket.recv())
-        .await
-        .ok()?;
+    let Ok(received) = tokio::time::timeout(HELLO_WITHIN, socket.recv()).await else {
+        return Some(Err(format!("no hello within {} s", HELLO_WITHIN.as_secs())));
+    };
     match within_limit(socket, received).await? {
         Message::Text(t) => Some(serde_json::from_str(t.as_str()).map_err(|e| e.to_string())),
         Message::Close(_) => None,
@@ -302,16 +307,19 @@ async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>>
 }
 
 async fn connection(mut socket: WebSocket, online: Online, id: String) {
+    // A connection refused before it is served is closed with a policy close (1008) after the
+    // `error` frame, not dropped: a dropped connection (1006) looks to the page like a network
+    // failure, which it would retry in vain.
     let (token, name) = match read_hello(&mut socket).await {
         Some(Ok(ClientMsg::Hello { token, name })) => (token, name),
         Some(Ok(_)) => {
-            let _ = socket.send(error("the first frame must be hello")).await;
+            let why = "the first frame must be hello".to_string();
+            refuse(&mut socket, why.clone(), close_code::POLICY, why, true).await;
             return;
         }
         Some(Err(e)) => {
-            let _ = socket
-                .send(error(format!("cannot read the frame: {e}")))
-                .await;
+            let why = format!("cannot read the frame: {e}");
+            refuse(&mut socket, why.clone(), close_code::POLICY, why, true).await;
             return;
         }
         None => return,
@@ -320,7 +328,8 @@ async fn connection(mut socket: WebSocket, online: Online, id: String) {
     let (connected, cmds) = match online.connect(&id, token, name).await {
         Ok(c) => c,
         Err(e) => {
-            let _ = socket.send(error(e.to_string())).await;
+            let why = e.to_string();
+            refuse(&mut socket, why.clone(), close_code::POLICY, why, true).await;
             return;
         }
     };
