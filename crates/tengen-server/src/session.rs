@@ -764,9 +764,18 @@ impl Session {
                     return Err(ApiError::Conflict("the game is over".into()));
                 }
                 let size = self.game.board().size();
-                self.game
-                    .play(p)
-                    .map_err(|e| ApiError::IllegalMove(format!("{}: {e}", point_name(size, p))))?;
+                self.game.play(p).map_err(|e| {
+                    // Most refusals name the point themselves ("h8 is already occupied").
+                    use tengen_rules::PlayError as E;
+                    ApiError::IllegalMove(match e {
+                        E::OffBoard(_)
+                        | E::Occupied(_)
+                        | E::TooFar(_)
+                        | E::Forbidden(..)
+                        | E::Opening(..) => e.to_string(),
+                        _ => format!("{}: {e}", point_name(size, p)),
+                    })
+                })?;
                 self.redo.clear();
             }
             Event::Choose { choice } => {
