@@ -821,8 +821,8 @@ async fn read_to_close(ws: &mut Ws) -> (Vec<String>, Option<(u16, String)>) {
 }
 
 /// A connection refused before it is served (a forged token, a first frame that is not hello or
-/// not JSON) ends with an `error` frame and a policy close (1008),
-/// not a dropped connection, so the page tells it from a network failure and does not retry.
+/// not JSON) ends with an `error` frame and a policy close (1008), not a dropped connection, so
+/// the page tells it from a network failure and does not retry.
 #[tokio::test]
 async fn a_refused_hello_is_closed_with_the_reason() {
     let dir = tempfile::tempdir().expect("dir");

@@ -306,20 +306,22 @@ async fn read_hello(socket: &mut WebSocket) -> Option<Result<ClientMsg, String>>
     }
 }
 
+/// Refuses a connection before it is served: the `error` frame, then a policy close (1008) with
+/// the same words. Not dropped: a dropped connection (1006) looks to the page like a network
+/// failure, which it would retry in vain.
+async fn refuse_hello(socket: &mut WebSocket, why: String) {
+    refuse(socket, why.clone(), close_code::POLICY, why, true).await;
+}
+
 async fn connection(mut socket: WebSocket, online: Online, id: String) {
-    // A connection refused before it is served is closed with a policy close (1008) after the
-    // `error` frame, not dropped: a dropped connection (1006) looks to the page like a network
-    // failure, which it would retry in vain.
     let (token, name) = match read_hello(&mut socket).await {
         Some(Ok(ClientMsg::Hello { token, name })) => (token, name),
         Some(Ok(_)) => {
-            let why = "the first frame must be hello".to_string();
-            refuse(&mut socket, why.clone(), close_code::POLICY, why, true).await;
+            refuse_hello(&mut socket, "the first frame must be hello".into()).await;
             return;
         }
         Some(Err(e)) => {
-            let why = format!("cannot read the frame: {e}");
-            refuse(&mut socket, why.clone(), close_code::POLICY, why, true).await;
+            refuse_hello(&mut socket, format!("cannot read the frame: {e}")).await;
             return;
         }
         None => return,
@@ -328,8 +330,7 @@ async fn connection(mut socket: WebSocket, online: Online, id: String) {
     let (connected, cmds) = match online.connect(&id, token, name).await {
         Ok(c) => c,
         Err(e) => {
-            let why = e.to_string();
-            refuse(&mut socket, why.clone(), close_code::POLICY, why, true).await;
+            refuse_hello(&mut socket, e.to_string()).await;
             return;
         }
     };
