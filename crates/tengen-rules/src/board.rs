@@ -153,6 +153,25 @@ impl fmt::Display for BoardSize {
     }
 }
 
+impl BoardSize {
+    /// The board's size in words for messages: `15x15`, `16x14` or `unbounded` (where
+    /// [`Display`](fmt::Display) writes the short form a command line takes, `15`).
+    ///
+    /// ```
+    /// use tengen_rules::BoardSize;
+    /// assert_eq!(BoardSize::STANDARD.dimensions(), "15x15");
+    /// assert_eq!(BoardSize::STANDARD.to_string(), "15");
+    /// assert_eq!(BoardSize::UNBOUNDED.dimensions(), "unbounded");
+    /// ```
+    pub fn dimensions(self) -> String {
+        if self.is_unbounded() {
+            "unbounded".to_string()
+        } else {
+            format!("{}x{}", self.width, self.height)
+        }
+    }
+}
+
 impl FromStr for BoardSize {
     type Err = SizeError;
 

@@ -47,7 +47,7 @@ pub enum CoordError {
     #[error("cannot read coordinate {0:?} (expected a form like h8 or 7,7)")]
     Syntax(String),
     /// A well-formed coordinate outside the board.
-    #[error("coordinate {0} is off the {1} board")]
+    #[error("coordinate {coord} is off the {board} board", coord = .0, board = .1.dimensions())]
     OffBoard(String, BoardSize),
     /// Renju notation needs a bottom row to count from, which the unbounded board has not.
     #[error(

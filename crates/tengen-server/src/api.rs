@@ -326,6 +326,7 @@ pub(crate) async fn error_bodies(
         }
         StatusCode::NOT_FOUND => ("not_found", ApiError::NoPage(path.clone()).to_string()),
         StatusCode::REQUEST_TIMEOUT => ("timeout", ApiError::Timeout.to_string()),
+        StatusCode::PAYLOAD_TOO_LARGE => ("too_large", ApiError::TooLarge.to_string()),
         s if s.is_server_error() => (
             "internal",
             "the server failed on this request; nothing was changed".to_string(),
@@ -1459,7 +1460,7 @@ async fn live_analysis(
 fn optional_body<T: serde::de::DeserializeOwned + Default>(
     bytes: Result<axum::body::Bytes, BytesRejection>,
 ) -> Result<T, ApiError> {
-    let bytes = bytes.map_err(|e| ApiError::from_body(&e))?;
+    let bytes = bytes.map_err(|e| ApiError::from_body(e.status(), &e))?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }

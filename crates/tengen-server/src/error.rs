@@ -55,12 +55,21 @@ pub enum ApiError {
     /// The request's body did not arrive in time (408).
     #[error("the request body did not arrive in time")]
     Timeout,
+    /// The request's body is longer than the server reads (413).
+    #[error(
+        "the request body is too large: the server reads at most {} KiB",
+        crate::BODY_LIMIT / 1024
+    )]
+    TooLarge,
 }
 
 impl ApiError {
-    /// The answer to a body that could not be read: 408 when it missed its deadline
-    /// (`deadline`), else 400.
-    pub(crate) fn from_body(e: &(dyn std::error::Error + 'static)) -> ApiError {
+    /// The answer to a body that could not be read: 413 when it passed the server's limit
+    /// (the rejection's `status`), 408 when it missed its deadline (`deadline`), else 400.
+    pub(crate) fn from_body(status: StatusCode, e: &(dyn std::error::Error + 'static)) -> ApiError {
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            return ApiError::TooLarge;
+        }
         let mut cause = Some(e);
         while let Some(c) = cause {
             if c.is::<crate::deadline::BodyTimedOut>() {
@@ -90,7 +99,7 @@ impl ApiError {
             JsonRejection::MissingJsonContentType(_) => ApiError::BadRequest(
                 "the body must be JSON, sent with Content-Type: application/json".into(),
             ),
-            other => ApiError::from_body(&other),
+            other => ApiError::from_body(other.status(), &other),
         })
     }
 
@@ -220,6 +229,7 @@ impl ApiError {
             ApiError::Expired(_) | ApiError::Quarantined(..) => StatusCode::GONE,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::Timeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         }
     }
 
@@ -237,6 +247,7 @@ impl ApiError {
             ApiError::Internal(_) => "internal",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::Timeout => "timeout",
+            ApiError::TooLarge => "too_large",
         }
     }
 }

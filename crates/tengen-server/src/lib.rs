@@ -145,6 +145,9 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
                    connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
                    frame-ancestors 'none'";
 
+/// The longest request body read, in bytes: a record of the largest board is far shorter.
+pub(crate) const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
 /// The layers every answer goes through: security headers, a 500 (logged) instead of a dropped
 /// connection when a handler panics, request logging, the body read timeout, and the client
 /// limits for the handlers.
@@ -160,6 +163,7 @@ fn layered(
         SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
     };
     router
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn(api::error_bodies))
         .layer(axum::Extension(limits))
         .layer(tower::util::MapRequestLayer::new({

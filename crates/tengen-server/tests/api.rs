@@ -1108,6 +1108,27 @@ async fn every_error_is_json_with_a_kind_in_our_words() {
             );
         }
     }
+    // A body over the 2 MiB limit, on a route that reads JSON, one that reads an optional body
+    // and the import: 413 in our words, and the game unchanged.
+    let (_, before) = app.get(&format!("/api/games/{id}")).await;
+    let huge = format!(r#"{{"record":"{}"}}"#, "h8 ".repeat(800_000));
+    for path in ["/api/games", resign.as_str(), "/api/games/import"] {
+        let (status, _, v) = raw(&app, Method::POST, path, Some(&huge)).await;
+        assert_eq!(
+            (status, v["kind"].as_str()),
+            (StatusCode::PAYLOAD_TOO_LARGE, Some("too_large")),
+            "{path}: {v}"
+        );
+        assert!(
+            v["error"]
+                .as_str()
+                .expect("message")
+                .contains("at most 2048 KiB"),
+            "{path}: {v}"
+        );
+    }
+    let (_, after) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(after, before);
     // An address that cannot be read, a method a route does not take, an unknown path, a
     // query string that cannot be read, a WebSocket request that is not one.
     let (status, _, v) = raw(&app, Method::GET, "/api/games/%ff", None).await;

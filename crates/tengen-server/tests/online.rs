@@ -533,6 +533,30 @@ async fn the_state_says_the_forbidden_move_policy() {
     assert_eq!(read.seats[0].actions, None);
 }
 
+/// A newcomer hears the state once, in its first frames (the others hear of it by a state of
+/// their own): the next frame it gets is what happens next.
+#[tokio::test]
+async fn a_newcomer_gets_the_state_once_and_the_others_hear_of_it() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let a = create(&server, serde_json::json!({})).await;
+    let mut player = Client::connect(&server, &a.id, Some(&a.token))
+        .await
+        .expect("seated");
+    let mut watcher = Client::connect(&server, &a.id, None).await.expect("watch");
+    let seen = player.state(|s| s.spectators == 1).await;
+    assert_eq!(seen.spectators, 1);
+    watcher
+        .send(ClientMsg::Chat {
+            text: "hello".into(),
+        })
+        .await;
+    match watcher.next().await {
+        Some(ServerMsg::Chat(line)) => assert_eq!(line.text, "hello"),
+        other => panic!("expected the chat line first, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn draw_resign_rematch_and_chat() {
     let dir = tempfile::tempdir().expect("dir");
@@ -833,6 +857,11 @@ async fn a_refused_hello_is_closed_with_the_reason() {
         (hello("0123456789abcdef0123456789abcdef"), "no seat"),
         (r#"{"type": "resign"}"#.to_string(), "must be hello"),
         ("not json".to_string(), "cannot read"),
+        // A watcher's name over 40 characters, refused as it is over HTTP (not cut).
+        (
+            format!(r#"{{"type": "hello", "name": "{}"}}"#, "n".repeat(41)),
+            "name too long",
+        ),
     ] {
         let url = format!("ws://{}/api/online/{}/ws", server.addr, a.id);
         let mut ws = tokio_tungstenite::connect_async(url).await.expect("ws").0;

@@ -356,6 +356,17 @@ pub enum RecordError {
         /// The `GM` value.
         game: String,
     },
+    /// An SGF rule (`RU`) that names none of the rules played here: read as another rule, the
+    /// record's moves would mean another game.
+    #[error(
+        "line {line}: the SGF rule RU[{rule}] is not one played here (freestyle, standard, renju or caro)"
+    )]
+    UnknownRule {
+        /// Where.
+        line: usize,
+        /// The `RU` value.
+        rule: String,
+    },
     /// SGF setup stones (`AB`, `AW`, `AE`), which a record of moves cannot hold.
     #[error("line {line}: setup stones ({property}) are not supported, only moves")]
     SetupStones {
@@ -373,7 +384,11 @@ pub enum RecordError {
         size: BoardSize,
     },
     /// On writing, a move off the record's board.
-    #[error("move {move_number} ({}) is off the {size} board", Coord::numeric(*.point))]
+    #[error(
+        "move {move_number} ({}) is off the {} board",
+        Coord::numeric(*.point),
+        size.dimensions()
+    )]
     MoveOffBoard {
         /// Which move.
         move_number: usize,
@@ -388,7 +403,10 @@ fn unsupported_board(format: RecordFormat, size: BoardSize) -> String {
     if size.is_unbounded() {
         format!("{format} records cannot hold the unbounded board")
     } else {
-        format!("{format} records cannot hold a {size} board (SGF coordinates reach 52 per side)")
+        format!(
+            "{format} records cannot hold a {} board (SGF coordinates reach 52 per side)",
+            size.dimensions()
+        )
     }
 }
 
@@ -594,7 +612,7 @@ mod tests {
         r.moves = vec![Point::new(7, 7), Point::new(15, 3)];
         for f in RecordFormat::ALL {
             let e = r.write(f).expect_err("off the board");
-            assert_eq!(e.to_string(), "move 2 (15,3) is off the 15 board");
+            assert_eq!(e.to_string(), "move 2 (15,3) is off the 15x15 board");
         }
     }
 }

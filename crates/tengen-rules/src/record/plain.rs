@@ -135,7 +135,7 @@ mod tests {
         );
         assert_eq!(
             e.to_string(),
-            "line 2, move 4: coordinate p1 is off the 15 board"
+            "line 2, move 4: coordinate p1 is off the 15x15 board"
         );
         for bad in ["h8 x", "7,7,7", "15,0", "h8 -1,3", "h0", "8h", "a.b", "é8"] {
             assert!(

@@ -177,7 +177,7 @@ struct RawMove {
 struct MainLine {
     game: Option<(usize, String)>,
     size: Option<(usize, String)>,
-    rule: Option<String>,
+    rule: Option<(usize, String)>,
     black: Option<String>,
     white: Option<String>,
     result: Option<String>,
@@ -212,7 +212,7 @@ impl MainLine {
                 return Ok(());
             }
             "RU" => {
-                self.rule.get_or_insert(first);
+                self.rule.get_or_insert((line, first));
                 return Ok(());
             }
             "PB" => {
@@ -260,7 +260,15 @@ impl MainLine {
             None => BoardSize::STANDARD,
         };
         let mut record = Record::new(size);
-        record.rule = self.rule.as_deref().and_then(read_rule);
+        record.rule = match self.rule {
+            Some((line, text)) if !text.trim().is_empty() => {
+                Some(read_rule(&text).ok_or_else(|| RecordError::UnknownRule {
+                    line,
+                    rule: excerpt(&text),
+                })?)
+            }
+            _ => None,
+        };
         record.black = self.black.as_deref().and_then(clean_name);
         record.white = self.white.as_deref().and_then(clean_name);
         record.result = self.result.as_deref().and_then(read_result);
@@ -341,14 +349,22 @@ fn read_rule(text: &str) -> Option<Rule> {
         return Some(rule);
     }
     let t = text.to_ascii_lowercase();
+    // Renju's opening rules name renju; gomoku's (swap, swap2, pro) name gomoku, read as
+    // freestyle as the plain word is.
     [
         ("renju", Rule::Renju),
         ("rif", Rule::Renju),
+        ("yamaguchi", Rule::Renju),
+        ("taraguchi", Rule::Renju),
+        ("soosorv", Rule::Renju),
+        ("sakata", Rule::Renju),
         ("caro", Rule::Caro),
         ("standard", Rule::Standard),
         ("exact", Rule::Standard),
         ("free", Rule::Freestyle),
         ("gomoku", Rule::Freestyle),
+        ("swap", Rule::Freestyle),
+        ("pro", Rule::Freestyle),
     ]
     .into_iter()
     .find(|(word, _)| t.contains(word))
@@ -503,7 +519,15 @@ mod tests {
         assert_eq!(rule("Standard Gomoku"), Some(Rule::Standard));
         assert_eq!(rule("RIF"), Some(Rule::Renju));
         assert_eq!(rule("caro"), Some(Rule::Caro));
-        assert_eq!(rule("chess"), None);
+        assert_eq!(rule("Yamaguchi"), Some(Rule::Renju));
+        assert_eq!(rule("swap2"), Some(Rule::Freestyle));
+        assert_eq!(rule(""), None);
+        // A rule not played here is refused, not read as freestyle.
+        let e = read("(;GM[4]\nRU[chess];B[hh])").expect_err("not a rule of ours");
+        assert_eq!(
+            e.to_string(),
+            "line 2: the SGF rule RU[chess] is not one played here (freestyle, standard, renju or caro)"
+        );
         let result = |re: &str| read(&format!("(;RE[{re}])")).expect("valid").result;
         assert_eq!(result("W+"), Some(RecordResult::White));
         assert_eq!(result("W+Time"), Some(RecordResult::White));

@@ -334,7 +334,6 @@ impl Actor {
                             .map_or_else(|| "Spectator".to_string(), |n| n.trim().to_string()),
                     ),
                 };
-                let updates = self.updates.subscribe();
                 match seat(role) {
                     Some(s) => {
                         self.seated[idx(s)] += 1;
@@ -344,6 +343,10 @@ impl Actor {
                     None => self.spectators += 1,
                 }
                 self.idle_since = None;
+                // The others hear of the newcomer first; the newcomer subscribes after that
+                // broadcast, so it gets the state once, in its first frames.
+                self.broadcast_state();
+                let updates = self.updates.subscribe();
                 let mut first = vec![
                     frame(&ServerMsg::Welcome {
                         id: self.table.id.clone(),
@@ -356,16 +359,15 @@ impl Actor {
                         .chat()
                         .map(|l| frame(&ServerMsg::Chat(l.clone()))),
                 );
-                if reply.send(Ok(Connected {
+                if !reply.send(Ok(Connected {
                     role,
                     name,
                     first,
                     updates,
                 })) {
-                    self.broadcast_state();
-                } else {
                     // The connection went away before it heard back: undo the count.
                     self.disconnect(role, now);
+                    self.broadcast_state();
                 }
             }
             Cmd::Disconnect { role } => {

@@ -12,9 +12,9 @@ use axum::{Extension, Json, Router};
 use tengen_rules::Record;
 use tokio::sync::broadcast;
 
-use super::Online;
 use super::actor::{Cmd, Failed, Reply};
 use super::table::Action;
+use super::{MAX_NAME_CHARS, Online};
 use crate::error::ApiError;
 use crate::limits::{Client, ClientLimits};
 use tengen_wire::{
@@ -326,7 +326,15 @@ async fn connection(mut socket: WebSocket, online: Online, id: String) {
         }
         None => return,
     };
-    let name = name.map(|n| crate::text::clean(&n).chars().take(40).collect::<String>());
+    // A watcher's name is held to what a player's is over HTTP: refused when too long, not cut.
+    let name = name.map(|n| crate::text::clean(&n));
+    if name
+        .as_ref()
+        .is_some_and(|n| n.chars().count() > MAX_NAME_CHARS)
+    {
+        refuse_hello(&mut socket, super::name_too_long()).await;
+        return;
+    }
     let (connected, cmds) = match online.connect(&id, token, name).await {
         Ok(c) => c,
         Err(e) => {

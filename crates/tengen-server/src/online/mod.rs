@@ -516,13 +516,20 @@ pub(crate) fn failed(id: &str) -> ApiError {
     ))
 }
 
-/// A player's name: cleaned (`text::clean`), at most 40 characters, "Anonymous" when empty.
+/// The longest name a player or watcher may take, in characters (after `text::clean`).
+const MAX_NAME_CHARS: usize = 40;
+
+/// Why a name is refused: the same words over HTTP and the WebSocket.
+fn name_too_long() -> String {
+    format!("name too long (at most {MAX_NAME_CHARS} characters)")
+}
+
+/// A player's name: cleaned (`text::clean`), at most [`MAX_NAME_CHARS`] characters,
+/// "Anonymous" when empty.
 fn player_name(name: Option<&str>) -> Result<String, ApiError> {
     let name = crate::text::clean(name.unwrap_or(""));
-    if name.chars().count() > 40 {
-        return Err(ApiError::BadRequest(
-            "name too long (at most 40 characters)".into(),
-        ));
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::BadRequest(name_too_long()));
     }
     Ok(if name.is_empty() {
         "Anonymous".into()
