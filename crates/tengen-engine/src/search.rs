@@ -1779,10 +1779,12 @@ fn four_blocks_free_within(rule: Rule, depth: i32) -> bool {
 /// (+38.6 +/- 38.8 Elo, H1; the renju middlegame reaches depth 14 at 800k nodes instead of 12);
 /// under freestyle 317-275 in 592 games (+24.7 +/- 27.7, H1; the middlegame 12 instead of 10).
 /// Freestyle's first form, the policy reduction everywhere, gained too but lost a position of the
-/// defence set (`docs/levels.md`, 2026-11-28). Under caro: 342.5-319.5 in 662 games (+12.1 +/-
-/// 26.2, no decision), so caro keeps the wide tree, as standard does, unmeasured.
+/// defence set (`docs/levels.md`, 2026-11-28). Under standard (as under freestyle, with its own
+/// reductions and breadth): 218.5-181.5 in 400 games (+32.2 +/- 33.8, H1 after 398; a run before
+/// stood at 222-206 in 428). Under caro: 342.5-319.5 in 662 games (+12.1 +/- 26.2, no decision),
+/// so caro keeps the wide tree.
 fn narrow_tree(rule: Rule) -> bool {
-    matches!(rule, Rule::Renju | Rule::Freestyle)
+    matches!(rule, Rule::Renju | Rule::Freestyle | Rule::Standard)
 }
 
 /// Whether Step 8's policy reduction also runs where the opponent has a fork point (a double
