@@ -424,9 +424,10 @@ impl CommandParser {
         self.block.is_some()
     }
 
-    /// Takes one line (line ending and surrounding blanks are ignored).
+    /// Takes one line (line ending, surrounding blanks and a byte-order mark, which a manager
+    /// on Windows may put before its first line, are ignored).
     pub fn feed(&mut self, line: &str) -> Option<Result<Command, ParseError>> {
-        let line = line.trim();
+        let line = line.trim().trim_start_matches('\u{feff}').trim();
         if line.is_empty() {
             return None;
         }
@@ -920,6 +921,8 @@ mod tests {
         let cases: Vec<(&str, Command)> = vec![
             ("START 15", Command::Start(15)),
             ("start 20\r", Command::Start(20)),
+            // A byte-order mark before the first line is no part of the command.
+            ("\u{feff}START 15\r\n", Command::Start(15)),
             // Yixin-Board's form: width and height.
             ("start 15 15", Command::Start(15)),
             (
