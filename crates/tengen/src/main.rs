@@ -172,6 +172,35 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes `text` to standard output and flushes it.
+fn write_out(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// Standard output could not be written, told apart from a command's other failures.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the output: {0}")]
+struct OutputError(std::io::Error);
+
+/// How a command ends when its output could not be written: quietly and successfully when the
+/// reader went away (a closed pipe, as `| head` leaves it), as other command-line tools do;
+/// otherwise (a full disk) with the reason and a failure.
+fn output_failed(command: &str, e: &std::io::Error) -> ExitCode {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("tengen {command}: cannot write the output: {e}");
+    ExitCode::FAILURE
+}
+
+/// Writes a command's output: on failure, the command's exit status (see [`output_failed`]).
+fn emit(command: &str, text: &str) -> Result<(), ExitCode> {
+    write_out(text).map_err(|e| output_failed(command, &e))
+}
+
 // --- serve -------------------------------------------------------------------------------
 
 #[derive(clap::Args)]
@@ -310,10 +339,9 @@ fn serve(args: ServeArgs) -> ExitCode {
     let open = args.open;
     let run = tengen_server::run_blocking(&config, |addr| {
         let url = format!("http://{addr}/");
-        println!("Tengen is listening on {url}");
-        use std::io::Write as _;
-        // The address line is what scripts wait for; make sure it is out.
-        let _ = std::io::stdout().flush();
+        // The address line is what scripts wait for: out at once. Nobody reading it is no
+        // reason to stop serving.
+        let _ = write_out(&format!("Tengen is listening on {url}\n"));
         if open && !tengen_server::open_browser(&url) {
             eprintln!("tengen serve: could not open a browser; visit {url}");
         }
@@ -357,7 +385,15 @@ fn read_input(file: Option<&PathBuf>) -> anyhow::Result<String> {
             MAX_INPUT_BYTES >> 20
         );
     }
-    String::from_utf8(bytes).with_context(|| format!("{name} is not UTF-8 text"))
+    Ok(text_of(bytes))
+}
+
+/// A record's text: UTF-8, or else Latin-1 (ISO 8859-1, what an SGF's `CA[ISO-8859-1]` names and
+/// older Windows managers write), where every byte is a character. A record's moves and
+/// keywords are ASCII either way; only names and comments read differently.
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|e| e.into_bytes().into_iter().map(char::from).collect())
 }
 
 fn referee(args: RefereeArgs) -> ExitCode {
@@ -449,15 +485,18 @@ fn clock_seed() -> u64 {
 
 fn bench(args: BenchArgs) -> ExitCode {
     let r = tengen_engine::bench::bench(args.depth);
-    println!(
-        "positions {}\ndepth {}\nnodes {}\ntime {} ms\nnps {}",
+    let text = format!(
+        "positions {}\ndepth {}\nnodes {}\ntime {} ms\nnps {}\n",
         r.positions,
         args.depth,
         r.nodes,
         r.elapsed.as_millis(),
         r.nps()
     );
-    ExitCode::SUCCESS
+    match emit("bench", &text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
 }
 
 fn openings(args: OpeningsArgs) -> ExitCode {
@@ -476,11 +515,15 @@ fn openings(args: OpeningsArgs) -> ExitCode {
             .iter()
             .map(|p| format!("{},{}", p.x - centre.x, p.y - centre.y))
             .collect();
-        println!(
-            "{}  # seed {seed}, black {:+}",
+        let line = format!(
+            "{}  # seed {seed}, black {:+}\n",
             offsets.join(", "),
             o.black_value
         );
+        // Each opening as it is found: the search for the next may take a while.
+        if let Err(code) = emit("openings", &line) {
+            return code;
+        }
     }
     if given < args.count {
         eprintln!(
@@ -501,19 +544,19 @@ fn report<T: serde::Serialize>(
 ) -> ExitCode {
     match result {
         Ok(v) if json => match serde_json::to_string(&v) {
-            Ok(s) => {
-                println!("{s}");
-                ExitCode::SUCCESS
-            }
+            Ok(s) => match emit(command, &format!("{s}\n")) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => code,
+            },
             Err(e) => {
                 eprintln!("tengen {command}: {e}");
                 ExitCode::FAILURE
             }
         },
-        Ok(v) => {
-            print!("{}", text(&v));
-            ExitCode::SUCCESS
-        }
+        Ok(v) => match emit(command, &text(&v)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
         Err(e) => {
             eprintln!("tengen {command}: {e:#}");
             ExitCode::from(2)
@@ -599,6 +642,11 @@ struct MatchArgs {
 fn run_match(args: MatchArgs) -> ExitCode {
     match match_inner(args) {
         Ok(()) => ExitCode::SUCCESS,
+        // The summary could not be written (the games were played).
+        Err(e) if e.downcast_ref::<OutputError>().is_some() => output_failed(
+            "match",
+            &e.downcast_ref::<OutputError>().expect("checked").0,
+        ),
         Err(e) => {
             eprintln!("tengen match: {e:#}");
             ExitCode::from(2)
@@ -654,9 +702,9 @@ fn match_inner(args: MatchArgs) -> anyhow::Result<()> {
     if args.json {
         // The table still goes to the terminal; standard output stays pure JSON.
         eprint!("{}", summary.table());
-        println!("{}", serde_json::to_string(&summary)?);
+        write_out(&format!("{}\n", serde_json::to_string(&summary)?)).map_err(OutputError)?;
     } else {
-        print!("{}", summary.table());
+        write_out(&summary.table()).map_err(OutputError)?;
     }
     Ok(())
 }
@@ -733,11 +781,10 @@ fn bot(args: BotArgs) -> ExitCode {
         },
         rematch: args.rematch,
     };
+    // Whoever watches the bot (a script, a test) sees each line as it happens; a watcher gone
+    // does not stop the game.
     let run = tengen_client::bot::run(&config, &mut |event| {
-        use std::io::Write as _;
-        println!("{}", event.to_text());
-        // Whoever watches the bot (a script, a test) sees each line as it happens.
-        let _ = std::io::stdout().flush();
+        let _ = write_out(&format!("{}\n", event.to_text()));
     });
     match run {
         Ok(_) => ExitCode::SUCCESS,

@@ -382,7 +382,6 @@ pub fn play(
         options.level
     )?;
     let mut shown = false;
-    let mut line = String::new();
     loop {
         if table.computer_to_act() {
             if options.players != Players::Neither {
@@ -410,11 +409,14 @@ pub fn play(
         }
         write!(out, "{}", table.prompt())?;
         out.flush()?;
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        // Read as bytes: a line that is not UTF-8 is one more unreadable command, not the end
+        // of the session.
+        let mut bytes = Vec::new();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
             writeln!(out)?;
             return Ok(table.game.outcome().cloned());
         }
+        let line = String::from_utf8_lossy(&bytes);
         let Some(command) = Command::parse(&line) else {
             continue;
         };

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::Run;
 
-fn play(args: &[&str], input: &str) -> Run {
+fn play(args: &[&str], input: impl AsRef<[u8]>) -> Run {
     let mut all = vec!["play"];
     all.extend_from_slice(args);
     common::run_with_input(&all, input, Duration::from_secs(120))
@@ -95,4 +95,12 @@ fn a_bad_record_is_refused_with_a_reason() {
     let stderr = &out.stderr;
     assert!(stderr.contains("tengen play:"), "{stderr}");
     assert!(stderr.contains("h8"), "{stderr}");
+}
+
+/// A line that is not UTF-8 is one more command not understood: the game goes on.
+#[test]
+fn a_line_that_is_not_text_does_not_end_the_game() {
+    let run = play(&["--you", "both"], b"\xff\xfe\nh8\nquit\n".as_slice());
+    assert_eq!(run.status.code(), Some(0), "stderr: {}", run.stderr);
+    assert!(run.stdout.contains("Not a move"), "{}", run.stdout);
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use common::Run;
 use serde_json::{Value, json};
 
-fn referee(args: &[&str], stdin: &str) -> Run {
+fn referee(args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
     let mut all = vec!["referee"];
     all.extend_from_slice(args);
     common::run_with_input(&all, stdin, Duration::from_secs(60))
@@ -180,7 +180,7 @@ fn an_error_is_printed_once_and_a_long_token_is_cut() {
     assert_eq!(run.stderr.matches("occupied").count(), 1, "{}", run.stderr);
 
     let token = "x".repeat(1 << 20);
-    let run = referee(&[], &format!("h8 {token} i9\n"));
+    let run = referee(&[], format!("h8 {token} i9\n"));
     assert_eq!(run.status.code(), Some(2));
     assert_eq!(
         run.stderr.matches("cannot read coordinate").count(),
@@ -205,4 +205,15 @@ fn an_input_larger_than_any_record_is_refused() {
     assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("longer than 64 MiB"), "{}", run.stderr);
     assert!(run.stderr.len() < 300, "{} bytes", run.stderr.len());
+}
+
+/// A record in Latin-1 (an SGF's `CA[ISO-8859-1]`, or an older Windows manager's names) is read:
+/// its moves are ASCII either way.
+#[test]
+fn a_latin1_record_is_read() {
+    let sgf: &[u8] = b"(;GM[4]FF[4]CA[ISO-8859-1]SZ[15]PB[Ren\xe9]PW[J\xfcrgen];B[hh];W[ih];B[ii])";
+    let run = referee(&["--json"], sgf);
+    assert_eq!(run.status.code(), Some(0), "stderr: {}", run.stderr);
+    let j: Value = serde_json::from_str(&run.stdout).expect("one JSON object");
+    assert_eq!(j["moves"], 3);
 }

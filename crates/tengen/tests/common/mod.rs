@@ -230,7 +230,7 @@ pub fn spawn(args: &[&str]) -> Child {
     spawn_with_stdin(args, Stdio::null())
 }
 
-fn spawn_with_stdin(args: &[&str], stdin: Stdio) -> Child {
+pub fn spawn_with_stdin(args: &[&str], stdin: Stdio) -> Child {
     Command::new(TENGEN)
         .args(args)
         .stdin(stdin)
@@ -289,12 +289,12 @@ pub fn run(args: &[&str], limit: Duration) -> Run {
 
 /// Runs `tengen args...` with `input` on its standard input (then closed), to its end within
 /// `limit`.
-pub fn run_with_input(args: &[&str], input: &str, limit: Duration) -> Run {
+pub fn run_with_input(args: &[&str], input: impl AsRef<[u8]>, limit: Duration) -> Run {
     use std::io::Write;
     let mut child = spawn_with_stdin(args, Stdio::piped());
     if let Some(mut stdin) = child.stdin.take() {
         // A child that exits before reading all of it closes the pipe: not this test's failure.
-        stdin.write_all(input.as_bytes()).ok();
+        stdin.write_all(input.as_ref()).ok();
     }
     finish(child, limit)
 }
