@@ -1317,6 +1317,46 @@ impl<'a> Searcher<'a> {
         out
     }
 
+    /// The line shown for a root `pv` with its `score`. A decided line is played on to its five
+    /// where the moves left are forced: the search's lines end where the result became certain
+    /// (a straight four made, a five the loser can only delay), which a reader of a "win in 3"
+    /// would have to finish in his head.
+    fn line_of(&mut self, pv: &[Sq], score: i32) -> Line {
+        let mut moves = pv.to_vec();
+        if score.abs() > WIN_BOUND {
+            let mut ended = false;
+            for &sq in pv {
+                let side = self.pos.side();
+                ended = info(&mut self.pos, sq, side).five;
+                self.pos.make(sq);
+            }
+            let mut made = pv.len();
+            let mut scratch = Vec::new();
+            // A straight four, the delay, the five: a few plies at most.
+            while !ended && made < pv.len() + 8 {
+                match generate(&mut self.pos, &mut scratch) {
+                    Gen::Five(sq) => {
+                        moves.push(sq);
+                        ended = true;
+                    }
+                    Gen::FlexFour(sq) | Gen::Lost(Some(sq), _) => {
+                        moves.push(sq);
+                        self.pos.make(sq);
+                        made += 1;
+                    }
+                    _ => break,
+                }
+            }
+            for _ in 0..made {
+                self.pos.unmake();
+            }
+        }
+        Line {
+            moves: moves.iter().map(|&s| self.pos.point(s)).collect(),
+            score: Score::from_internal(score),
+        }
+    }
+
     /// Iterative deepening at the root, with `multipv` lines.
     pub(crate) fn run(&mut self, on_info: &mut dyn FnMut(&SearchInfo)) -> Vec<Line> {
         let max_depth = self.limits.depth.unwrap_or(64).clamp(1, 100) as i32;
@@ -1379,19 +1419,13 @@ impl<'a> Searcher<'a> {
                     // finished, whatever the unfinished iteration prefers is at least as good
                     // and one ply deeper (but see below).
                     if lines.is_empty() && multipv == 1 && !pv.is_empty() {
-                        partial = Some(Line {
-                            moves: pv.iter().map(|&s| self.pos.point(s)).collect(),
-                            score: Score::from_internal(score),
-                        });
+                        partial = Some(self.line_of(&pv, score));
                     }
                     break;
                 }
                 let Some(&first) = pv.first() else { break };
                 excluded.push(first);
-                lines.push(Line {
-                    moves: pv.iter().map(|&s| self.pos.point(s)).collect(),
-                    score: Score::from_internal(score),
-                });
+                lines.push(self.line_of(&pv, score));
             }
             if self.aborted {
                 if let Some(line) = partial {
@@ -1894,6 +1928,52 @@ mod tests {
         assert_eq!(settled.update(&line(9, -100), 20), 1.4);
         // One move to choose from: none.
         assert_eq!(settled.update(&line(9, -100), 1), 0.0);
+    }
+
+    /// A won line is shown to its five: the straight four, the block, the five (the search
+    /// itself stops at the straight four, whose win is certain).
+    #[test]
+    fn a_won_line_is_shown_to_its_five() {
+        let mut game = tengen_rules::Game::new(BoardSize::STANDARD, Rule::Renju);
+        for m in "h9 a1 h10 a3 h11 a5 i8 a7 j8 a9 k8 a11".split(' ') {
+            let p = tengen_rules::parse_point(BoardSize::STANDARD, m).expect("a point");
+            game.play(p).expect("legal");
+        }
+        let tt = Table::new(1);
+        let stop = AtomicBool::new(false);
+        let pos = Position::new(game.board(), Rule::Renju, Color::Black);
+        let weights = crate::weights_for(&None, Rule::Renju);
+        let limits = Limits {
+            depth: Some(4),
+            ..Limits::default()
+        };
+        let mut s = Searcher::new(pos, &tt, weights, limits, &stop);
+        let lines = s.run(&mut |_| {});
+        let line = &lines[0];
+        assert_eq!(line.score, Score::from_internal(WIN - 3));
+        let names: Vec<String> = line
+            .moves
+            .iter()
+            .map(|&p| tengen_rules::point_name(BoardSize::STANDARD, p))
+            .collect();
+        // h12 makes the straight four h9-h12; white blocks one end, black fives on the other.
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert_eq!(names[0], "h12");
+        let mut board = game.board().clone();
+        for (i, &p) in line.moves.iter().enumerate() {
+            let c = if i % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            board.place(p, c).expect("a free point");
+        }
+        assert!(
+            !Rule::Renju
+                .fives(&board, *line.moves.last().expect("a move"), Color::Black)
+                .is_empty(),
+            "{names:?} ends without black's five"
+        );
     }
 
     #[test]
