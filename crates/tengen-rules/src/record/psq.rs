@@ -11,7 +11,8 @@
 //!
 //! The header gives the board as `WxH`; what follows the size on it means nothing to us. Each move
 //! is `x,y,ms` (or just `x,y`), 1-based, `x` the column from the left and `y` the row from the top,
-//! `ms` the thinking time. The moves end at the first line that is not one; of the lines after
+//! `ms` the thinking time. The moves end at the first line that is not one (a line that starts as
+//! one, two numbers and more fields, is a damaged move and refused); of the lines after
 //! them, the first two that are text rather than numbers name black's and white's engines (in
 //! whichever order Piskvork and other tools put them around the `-1` line), and the rest are
 //! ignored. Blank lines are skipped everywhere.
@@ -48,6 +49,17 @@ pub(super) fn parse(text: &str) -> Result<Record, RecordError> {
                 record.moves.push(p);
                 record.times_ms.push(ms);
                 continue;
+            }
+            // A line that starts as a move but is not one is a damaged move, not the end of
+            // the moves: read as the end, it would drop the rest of the game unnoticed.
+            if looks_like_a_move(text) {
+                return Err(syntax(
+                    line,
+                    format!(
+                        "{} is not a move (expected x,y or x,y,ms, whole numbers)",
+                        excerpt(text)
+                    ),
+                ));
             }
             in_moves = false;
         }
@@ -126,6 +138,13 @@ fn read_move(
         })?),
     };
     Ok((point, ms))
+}
+
+// Two whole numbers first, then more than a move holds or a time that is not a number.
+// (`1,Freestyle` and `-1`, which some tools write after the moves, are not.)
+fn looks_like_a_move(text: &str) -> bool {
+    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+    fields.len() >= 3 && integer(fields[0]) && integer(fields[1])
 }
 
 // An optional sign and at least one digit: a field of a move line, or a line of numbers.
@@ -279,6 +298,17 @@ mod tests {
     #[test]
     fn malformed_records() {
         let err = |t: &str| read(t).expect_err(t);
+        // A damaged move is refused where it stands, not taken for the end of the moves.
+        for damaged in ["8,8,abc", "9,9,1,2,3"] {
+            let e = err(&format!(
+                "Piskvorky 15x15, 0\n8,8,100\n{damaged}\n9,9\n-1\n"
+            ));
+            assert!(matches!(e, RecordError::Syntax { line: 3, .. }), "{e}");
+            assert!(e.to_string().contains("is not a move"), "{e}");
+        }
+        // What tools write after the moves still ends them.
+        let r = read("Piskvorky 15x15, 0\n8,8,100\n1,Freestyle\n-1\n").expect("valid");
+        assert_eq!(r.moves.len(), 1);
         assert!(matches!(err(""), RecordError::Syntax { line: 1, .. }));
         assert!(matches!(
             err("\n\n  \n"),
