@@ -43,6 +43,9 @@ pub struct Analysis {
     pub pv: Vec<String>,
     /// The N best moves, best first.
     pub lines: Vec<Candidate>,
+    /// How many best moves were asked for: `lines` holds fewer when the position leaves fewer
+    /// moves worth searching.
+    pub multipv: usize,
     /// Depth completed.
     pub depth: u32,
     /// Nodes searched.
@@ -75,6 +78,7 @@ pub fn analyze_text(
         loss_in: None,
         pv: Vec::new(),
         lines: Vec::new(),
+        multipv: limits.multipv.max(1),
         depth: 0,
         nodes: 0,
         time_ms: 0,
@@ -142,6 +146,13 @@ impl Analysis {
                 c.mv,
                 verdict(c),
                 c.pv.join(" ")
+            );
+        }
+        if self.lines.len() < self.multipv {
+            let n = self.lines.len();
+            out += &format!(
+                "Only {n} {} worth searching here: the others lose at once or lie far from the stones.\n",
+                if n == 1 { "move is" } else { "moves are" }
             );
         }
         out

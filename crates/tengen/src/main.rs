@@ -93,9 +93,9 @@ struct AnalyzeArgs {
     /// Search to this depth (repeatable results).
     #[arg(long)]
     depth: Option<u32>,
-    /// Report this many best moves.
-    #[arg(long, default_value_t = 1)]
-    multipv: usize,
+    /// Report this many best moves (at least 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    multipv: u16,
     /// Search threads (default: every core, but 1 with --nodes or --depth, whose results then
     /// repeat exactly).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=tengen_engine::MAX_THREADS as i64))]
@@ -414,7 +414,7 @@ fn analyze(args: AnalyzeArgs) -> ExitCode {
             .map(std::time::Duration::from_millis),
         nodes: args.nodes,
         depth: args.depth,
-        multipv: args.multipv,
+        multipv: usize::from(args.multipv),
         soft_time: None,
     };
     let threads = args.threads.map_or_else(
