@@ -54,7 +54,8 @@ pub struct Analysis {
     pub time_ms: u64,
 }
 
-/// Replays the record `text` and searches the position it reaches with `threads` threads.
+/// Replays the record `text` and searches the position it reaches with `threads` threads;
+/// `progress` hears of each completed iteration (its depth, best move and verdict, nodes, time).
 pub fn analyze_text(
     text: &str,
     format: Option<RecordFormat>,
@@ -62,6 +63,7 @@ pub fn analyze_text(
     rule: Option<Rule>,
     limits: &Limits,
     threads: usize,
+    progress: &mut dyn FnMut(&str),
 ) -> Result<Analysis, RefereeError> {
     let format = format.unwrap_or_else(|| RecordFormat::detect(text));
     let record = Record::parse(text, format, size)?;
@@ -88,7 +90,18 @@ pub fn analyze_text(
     }
     let mut engine = Engine::new(64);
     engine.set_threads(threads);
-    let result = engine.search_game(&game, limits, &AtomicBool::new(false), &mut |_| {});
+    let result = engine.search_game(&game, limits, &AtomicBool::new(false), &mut |info| {
+        if let Some(line) = info.lines.first() {
+            let best = line.moves.first().map(|&p| name(p)).unwrap_or_default();
+            progress(&format!(
+                "depth {}: {best} ({}), {} nodes, {} ms",
+                info.depth,
+                verdict_of(line.score),
+                info.nodes,
+                info.elapsed.as_millis()
+            ));
+        }
+    });
     out.lines = result
         .lines
         .iter()
@@ -119,6 +132,15 @@ pub fn analyze_text(
     out.nodes = result.nodes;
     out.time_ms = result.elapsed.as_millis() as u64;
     Ok(out)
+}
+
+/// A score in words: a forced win or loss and its plies, else the evaluation.
+fn verdict_of(score: Score) -> String {
+    match score {
+        Score::Win(n) => format!("forced win in {n}"),
+        Score::Loss(n) => format!("forced loss in {n}"),
+        other => format!("{:+}", other.value()),
+    }
 }
 
 impl Analysis {

@@ -423,9 +423,25 @@ fn analyze(args: AnalyzeArgs) -> ExitCode {
         },
         usize::from,
     );
+    // Each finished depth on a terminal, so a long search is seen to progress; scripts reading
+    // standard error through a pipe get only the errors.
+    let on_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut progress = |line: &str| {
+        if on_terminal {
+            eprintln!("{line}");
+        }
+    };
     let analysed = read_input(r.file.as_ref()).and_then(|text| {
-        tengen::analyze::analyze_text(&text, r.format, r.size, r.rule, &limits, threads)
-            .map_err(Into::into)
+        tengen::analyze::analyze_text(
+            &text,
+            r.format,
+            r.size,
+            r.rule,
+            &limits,
+            threads,
+            &mut progress,
+        )
+        .map_err(Into::into)
     });
     report("analyze", analysed, args.json, |a| a.to_text())
 }

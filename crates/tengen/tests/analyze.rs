@@ -57,3 +57,29 @@ fn a_forced_win_is_shown_to_the_five() {
         run.stdout
     );
 }
+
+/// Each finished depth is told as it comes (the binary prints it on a terminal), deepest last.
+#[test]
+fn each_depth_is_reported_as_it_finishes() {
+    let limits = tengen_engine::Limits {
+        depth: Some(6),
+        ..tengen_engine::Limits::default()
+    };
+    let mut seen = Vec::new();
+    let a = tengen::analyze::analyze_text(
+        MIDDLEGAME,
+        None,
+        tengen_rules::BoardSize::STANDARD,
+        None,
+        &limits,
+        1,
+        &mut |line| seen.push(line.to_string()),
+    )
+    .expect("a position");
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    for (i, line) in seen.iter().enumerate() {
+        assert!(line.starts_with(&format!("depth {}: ", i + 1)), "{line}");
+    }
+    let best = a.best.expect("a move");
+    assert!(seen[5].contains(&format!(": {best} (")), "{seen:?}");
+}
