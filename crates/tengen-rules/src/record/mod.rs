@@ -283,6 +283,7 @@ impl Record {
                 return Err(ReplayError {
                     move_number: i + 1,
                     point: point_name(self.size, p),
+                    ended: game.outcome().cloned(),
                     error,
                 });
             }
@@ -292,8 +293,7 @@ impl Record {
 }
 
 /// A recorded move the game refused.
-#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
-#[error("move {move_number} ({point}): {error}")]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ReplayError {
     /// The move's number, from 1.
     pub move_number: usize,
@@ -301,7 +301,25 @@ pub struct ReplayError {
     pub point: String,
     /// Why the game refused it.
     pub error: PlayError,
+    /// How the game had ended, when it had (the move before this one ended it).
+    pub ended: Option<crate::Outcome>,
 }
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "move {} ({}): ", self.move_number, self.point)?;
+        match &self.ended {
+            Some(outcome) => write!(
+                f,
+                "the game was already over at move {} ({outcome})",
+                self.move_number - 1
+            ),
+            None => write!(f, "{}", self.error),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
 
 /// A record that cannot be read or written.
 ///
@@ -520,7 +538,11 @@ mod tests {
         let e = r
             .replay(Rule::Freestyle, ForbiddenPolicy::Lose)
             .expect_err("over");
-        assert_eq!((e.move_number, e.error), (10, PlayError::GameOver));
+        assert_eq!((e.move_number, &e.error), (10, &PlayError::GameOver));
+        assert_eq!(
+            e.to_string(),
+            "move 10 (e2): the game was already over at move 9 (Black wins: five in a row)"
+        );
         r.moves.pop();
         assert!(r.replay(Rule::Freestyle, ForbiddenPolicy::Lose).is_ok());
 
