@@ -192,7 +192,10 @@ fn output_failed(command: &str, e: &std::io::Error) -> ExitCode {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         return ExitCode::SUCCESS;
     }
-    eprintln!("tengen {command}: cannot write the output: {e}");
+    eprintln!(
+        "tengen {command}: cannot write the output: {}",
+        tengen::io_words(e)
+    );
     ExitCode::FAILURE
 }
 
@@ -365,10 +368,9 @@ const MAX_INPUT_BYTES: u64 = 64 << 20;
 fn read_input(file: Option<&PathBuf>) -> anyhow::Result<String> {
     let (reader, name): (Box<dyn Read>, String) = match file {
         Some(path) if path.as_os_str() != "-" => (
-            Box::new(
-                std::fs::File::open(path)
-                    .with_context(|| format!("cannot read {}", path.display()))?,
-            ),
+            Box::new(std::fs::File::open(path).map_err(|e| {
+                anyhow::anyhow!("cannot read {}: {}", path.display(), tengen::io_words(&e))
+            })?),
             path.display().to_string(),
         ),
         _ => (Box::new(std::io::stdin()), "standard input".to_string()),
@@ -378,7 +380,7 @@ fn read_input(file: Option<&PathBuf>) -> anyhow::Result<String> {
     reader
         .take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {name}"))?;
+        .map_err(|e| anyhow::anyhow!("cannot read {name}: {}", tengen::io_words(&e)))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         anyhow::bail!(
             "{name} is longer than {} MiB, more than any game record",

@@ -317,11 +317,15 @@ impl Table<'_> {
         let written = Record::from_game(&self.game)
             .write(format)
             .map_err(|e| e.to_string())
-            .and_then(|text| std::fs::write(path, text).map_err(|e| e.to_string()));
+            .and_then(|text| {
+                std::fs::write(path, text)
+                    .map_err(|e| format!("cannot write {path}: {}", crate::io_words(&e)))
+            });
+        let n = self.game.moves().len();
         match written {
             Ok(()) => format!(
-                "Saved {} moves to {path} ({format}).",
-                self.game.moves().len()
+                "Saved {n} {} to {path} ({format}).",
+                if n == 1 { "move" } else { "moves" }
             ),
             Err(e) => format!("Not saved: {e}."),
         }
