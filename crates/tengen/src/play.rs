@@ -377,13 +377,16 @@ pub fn play(
         undone: Vec::new(),
     };
     table.start()?;
+    let who = match options.players {
+        Players::Both => "two players at one keyboard".to_string(),
+        _ => format!("the computer at {} level", options.level),
+    };
     writeln!(
         out,
-        "Tengen: {} on {}, {} opening, the computer at {} level. Type help for commands.",
+        "Tengen: {} on {}, {} opening, {who}. Type help for commands.",
         options.rule.name(),
         size_words(options.size),
         opening_words(table.game.opening()),
-        options.level
     )?;
     let mut shown = false;
     loop {

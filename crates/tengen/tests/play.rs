@@ -103,4 +103,10 @@ fn a_line_that_is_not_text_does_not_end_the_game() {
     let run = play(&["--you", "both"], b"\xff\xfe\nh8\nquit\n".as_slice());
     assert_eq!(run.status.code(), Some(0), "stderr: {}", run.stderr);
     assert!(run.stdout.contains("Not a move"), "{}", run.stdout);
+    // Two people play: no computer is announced.
+    assert!(
+        run.stdout.contains("two players at one keyboard"),
+        "{}",
+        run.stdout
+    );
 }
