@@ -323,10 +323,22 @@ impl Table<'_> {
             });
         let n = self.game.moves().len();
         match written {
-            Ok(()) => format!(
-                "Saved {n} {} to {path} ({format}).",
-                if n == 1 { "move" } else { "moves" }
-            ),
+            Ok(()) => {
+                // Piskvork's format has no place for the rule: say so, or a renju game would
+                // come back as freestyle without a word.
+                let lost = if format == RecordFormat::Psq && self.game.rule() != Rule::Freestyle {
+                    format!(
+                        " The .psq format does not keep the rule ({}): load it with --rule.",
+                        self.game.rule().name()
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "Saved {n} {} to {path} ({format}).{lost}",
+                    if n == 1 { "move" } else { "moves" }
+                )
+            }
             Err(e) => format!("Not saved: {e}."),
         }
     }

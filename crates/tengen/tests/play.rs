@@ -110,3 +110,20 @@ fn a_line_that_is_not_text_does_not_end_the_game() {
         run.stdout
     );
 }
+
+/// A .psq record has no place for the rule: saving a renju game as one says so.
+#[test]
+fn saving_a_renju_game_as_psq_says_the_rule_is_not_kept() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let psq = dir.path().join("game.psq");
+    let input = format!("h8\nsave {}\nquit\n", psq.display());
+    let run = play(&["--rule", "renju", "--you", "both"], input);
+    assert_eq!(run.status.code(), Some(0), "stderr: {}", run.stderr);
+    assert!(
+        run.stdout.contains("Saved 1 move to")
+            && run.stdout.contains("does not keep the rule (renju)"),
+        "{}",
+        run.stdout
+    );
+    assert!(psq.exists());
+}
