@@ -137,9 +137,18 @@ pub fn analyze_text(
 /// A score in words: a forced win or loss and its plies, else the evaluation.
 fn verdict_of(score: Score) -> String {
     match score {
-        Score::Win(n) => format!("forced win in {n}"),
-        Score::Loss(n) => format!("forced loss in {n}"),
-        other => format!("{:+}", other.value()),
+        Score::Win(n) => verdict(Some(n), None, 0),
+        Score::Loss(n) => verdict(None, Some(n), 0),
+        other => verdict(None, None, other.value()),
+    }
+}
+
+/// A line's verdict as the text shows it, from a candidate's fields.
+fn verdict(win_in: Option<u32>, loss_in: Option<u32>, eval: i32) -> String {
+    match (win_in, loss_in) {
+        (Some(n), _) => format!("forced win in {n}"),
+        (_, Some(n)) => format!("forced loss in {n}"),
+        _ => format!("{eval:+}"),
     }
 }
 
@@ -149,11 +158,7 @@ impl Analysis {
         let Some(best) = &self.best else {
             return "No move to analyse: the game is over\n".to_string();
         };
-        let verdict = |c: &Candidate| match (c.win_in, c.loss_in) {
-            (Some(n), _) => format!("forced win in {n}"),
-            (_, Some(n)) => format!("forced loss in {n}"),
-            _ => format!("{:+}", c.eval),
-        };
+        let verdict = |c: &Candidate| verdict(c.win_in, c.loss_in, c.eval);
         let mut out = format!(
             "Best move: {best} ({}), depth {}, {} nodes, {} ms\n",
             self.lines.first().map(verdict).unwrap_or_default(),

@@ -204,6 +204,11 @@ fn emit(command: &str, text: &str) -> Result<(), ExitCode> {
     write_out(text).map_err(|e| output_failed(command, &e))
 }
 
+/// Writes a command's last output and ends it: success, or as [`output_failed`] says.
+fn emit_last(command: &str, text: &str) -> ExitCode {
+    emit(command, text).map_or_else(|code| code, |()| ExitCode::SUCCESS)
+}
+
 // --- serve -------------------------------------------------------------------------------
 
 #[derive(clap::Args)]
@@ -511,10 +516,7 @@ fn bench(args: BenchArgs) -> ExitCode {
         r.elapsed.as_millis(),
         r.nps()
     );
-    match emit("bench", &text) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
-    }
+    emit_last("bench", &text)
 }
 
 fn openings(args: OpeningsArgs) -> ExitCode {
@@ -562,19 +564,13 @@ fn report<T: serde::Serialize>(
 ) -> ExitCode {
     match result {
         Ok(v) if json => match serde_json::to_string(&v) {
-            Ok(s) => match emit(command, &format!("{s}\n")) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(code) => code,
-            },
+            Ok(s) => emit_last(command, &format!("{s}\n")),
             Err(e) => {
                 eprintln!("tengen {command}: {e}");
                 ExitCode::FAILURE
             }
         },
-        Ok(v) => match emit(command, &text(&v)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(code) => code,
-        },
+        Ok(v) => emit_last(command, &text(&v)),
         Err(e) => {
             eprintln!("tengen {command}: {e:#}");
             ExitCode::from(2)
@@ -660,15 +656,14 @@ struct MatchArgs {
 fn run_match(args: MatchArgs) -> ExitCode {
     match match_inner(args) {
         Ok(()) => ExitCode::SUCCESS,
-        // The summary could not be written (the games were played).
-        Err(e) if e.downcast_ref::<OutputError>().is_some() => output_failed(
-            "match",
-            &e.downcast_ref::<OutputError>().expect("checked").0,
-        ),
-        Err(e) => {
-            eprintln!("tengen match: {e:#}");
-            ExitCode::from(2)
-        }
+        Err(e) => match e.downcast_ref::<OutputError>() {
+            // The summary could not be written (the games were played).
+            Some(OutputError(io)) => output_failed("match", io),
+            None => {
+                eprintln!("tengen match: {e:#}");
+                ExitCode::from(2)
+            }
+        },
     }
 }
 
