@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::board::{BLACK, Board, EMPTY};
 use crate::line::{self, LineShape};
-use crate::{Direction, Point};
+use crate::{Color, Direction, Point};
 
 /// Why a point is forbidden to black under renju.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -195,21 +195,55 @@ pub fn forbidden_points(board: &Board) -> Vec<(Point, Forbidden)> {
         .collect()
 }
 
-// Points that could be forbidden: every point of a bounded board; around the stones of the
-// unbounded board (a forbidden point needs black stones within four cells).
+// Points that could be forbidden: every point of a bounded board; on the unbounded board, the
+// points within four cells of a black stone along one of its lines (a forbidden point's threes,
+// fours and overline are lines through it holding black stones that near), row by row. Not the
+// box around the stones: stones far apart would make it a million points.
 fn candidate_points(board: &Board) -> Box<dyn Iterator<Item = Point> + '_> {
     let size = board.size();
     if !size.is_unbounded() {
         return Box::new(size.points());
     }
-    match board.extent() {
-        None => Box::new(std::iter::empty()),
-        Some((lo, hi)) => {
-            let r = line::REACH - 1;
-            Box::new(
-                (lo.y - r..=hi.y + r)
-                    .flat_map(move |y| (lo.x - r..=hi.x + r).map(move |x| Point::new(x, y))),
-            )
+    let r = line::REACH - 1;
+    let mut near: Vec<Point> = board
+        .stones()
+        .filter(|&(_, c)| c == Color::Black)
+        .flat_map(|(s, _)| {
+            [(1, 0), (0, 1), (1, 1), (1, -1)]
+                .into_iter()
+                .flat_map(move |(dx, dy)| {
+                    (-r..=r).map(move |k| Point::new(s.x + k * dx, s.y + k * dy))
+                })
+        })
+        .filter(|&p| board.contains(p))
+        .collect();
+    near.sort_unstable_by_key(|p| (p.y, p.x));
+    near.dedup();
+    Box::new(near.into_iter())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BoardSize;
+
+    /// On the unbounded board the points looked at are those along the black stones' lines:
+    /// a double three is found as on a bounded board, and a black stone far away adds nothing
+    /// (nor makes the look cover the box between them).
+    #[test]
+    fn unbounded_forbidden_points_are_found_near_black_stones_only() {
+        let mut board = Board::new(BoardSize::UNBOUNDED);
+        for (x, y) in [(10, 12), (11, 12), (12, 10), (12, 11)] {
+            board
+                .place(Point::new(x, y), Color::Black)
+                .expect("a free point");
         }
+        let near = forbidden_points(&board);
+        assert_eq!(near, vec![(Point::new(12, 12), Forbidden::DoubleThree)]);
+        board
+            .place(Point::new(900, 900), Color::Black)
+            .expect("a free point");
+        assert_eq!(forbidden_points(&board), near);
+        assert!(candidate_points(&board).count() <= 5 * 4 * 9);
     }
 }

@@ -448,7 +448,10 @@ async fn serve(
                 let text = match update {
                     Ok(t) => t,
                     Err(broadcast::error::RecvError::Lagged(_)) => {
-                        // Fell behind: skip to the whole state as it is now.
+                        // Fell behind: skip to the whole state as it is now. The updates
+                        // still queued are older than it, so they are dropped first: sent
+                        // after it, they would redraw positions already gone.
+                        *updates = updates.resubscribe();
                         let (reply, answer) = Reply::new();
                         if cmds.send(Cmd::State { reply }).await.is_err() {
                             return;

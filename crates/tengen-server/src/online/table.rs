@@ -259,6 +259,76 @@ pub struct Table {
     // Since when a seated player has had no connection.
     gone_since: [Option<Instant>; 2],
     grace_ms: u64,
+    marks: Marks,
+}
+
+/// The forbidden points and the opponent's threats of a position: computed once per position
+/// and kept, since every state sent (each broadcast, connection and request) shows them, and
+/// on the unbounded board with stones far apart they take a tenth of a second and more.
+#[derive(Default)]
+struct Marks(std::sync::Mutex<Option<MarksOf>>);
+
+/// The marks and the position they were computed for (its moves and the side to move).
+#[derive(Clone)]
+struct MarksOf {
+    moves: Vec<Point>,
+    to_move: Option<Color>,
+    forbidden: Vec<wire::Forbidden>,
+    threats: Vec<wire::Threat>,
+}
+
+impl Clone for Marks {
+    fn clone(&self) -> Marks {
+        Marks(std::sync::Mutex::new(self.get_any()))
+    }
+}
+
+impl std::fmt::Debug for Marks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Marks")
+    }
+}
+
+impl Marks {
+    fn get_any(&self) -> Option<MarksOf> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The forbidden points and threats of `game`'s position, from the cache when it holds
+    /// that position.
+    fn of(&self, game: &Game) -> (Vec<wire::Forbidden>, Vec<wire::Threat>) {
+        let mut cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = cached
+            .as_ref()
+            .filter(|m| m.to_move == game.to_move() && m.moves == game.moves())
+        {
+            return (m.forbidden.clone(), m.threats.clone());
+        }
+        let forbidden: Vec<wire::Forbidden> = game
+            .forbidden_points()
+            .into_iter()
+            .map(|(p, kind)| wire::Forbidden {
+                x: p.x,
+                y: p.y,
+                kind: kind.to_string(),
+            })
+            .collect();
+        let threats: Vec<wire::Threat> = crate::session::threats_against(game)
+            .into_iter()
+            .map(|t| wire::Threat {
+                x: t.x,
+                y: t.y,
+                kind: t.kind.to_string(),
+            })
+            .collect();
+        *cached = Some(MarksOf {
+            moves: game.moves().to_vec(),
+            to_move: game.to_move(),
+            forbidden: forbidden.clone(),
+            threats: threats.clone(),
+        });
+        (forbidden, threats)
+    }
 }
 
 impl Table {
@@ -278,6 +348,7 @@ impl Table {
             chat: VecDeque::new(),
             gone_since: [None, None],
             grace_ms,
+            marks: Marks::default(),
         })
     }
 
@@ -918,6 +989,7 @@ impl Table {
                 ),
             }
         };
+        let (forbidden, threats) = self.marks.of(&self.game);
         let outcome = self.game.outcome().map(|o| OutcomeState {
             winner: o.winner.map(|c| c.name().to_string()),
             winner_seat: self.winner_seat().map(role),
@@ -955,16 +1027,7 @@ impl Table {
                 .request
                 .map(|(kind, by)| RequestState { kind, by: role(by) }),
             outcome,
-            forbidden: self
-                .game
-                .forbidden_points()
-                .into_iter()
-                .map(|(p, kind)| wire::Forbidden {
-                    x: p.x,
-                    y: p.y,
-                    kind: kind.to_string(),
-                })
-                .collect(),
+            forbidden,
             forbidden_policy: Some(
                 if self.settings.forbidden_loses {
                     "lose"
@@ -973,14 +1036,7 @@ impl Table {
                 }
                 .into(),
             ),
-            threats: crate::session::threats_against(&self.game)
-                .into_iter()
-                .map(|t| wire::Threat {
-                    x: t.x,
-                    y: t.y,
-                    kind: t.kind.to_string(),
-                })
-                .collect(),
+            threats,
             spectators,
             rematch: self.rematch.clone(),
             grace_secs: self.grace_ms / 1000,
@@ -1113,6 +1169,48 @@ mod tests {
         let out = t.game().outcome().expect("over");
         assert_eq!(out.reason, tengen_rules::EndReason::Timeout);
         assert_eq!(t.winner_seat(), Some(Seat::First));
+    }
+
+    /// The forbidden points shown are kept from one state to the next, and follow the position
+    /// when it changes, a takeback included.
+    #[test]
+    fn the_forbidden_points_shown_follow_the_position() {
+        let (mut t, now) = table("free", ClockSpec::None);
+        let forbidden = |t: &Table| -> Vec<(i32, i32)> {
+            t.state(now, [true, true], 0)
+                .forbidden
+                .iter()
+                .map(|f| (f.x, f.y))
+                .collect()
+        };
+        for (seat, at) in [
+            (Seat::First, "g8"),
+            (Seat::Second, "a1"),
+            (Seat::First, "i8"),
+            (Seat::Second, "a3"),
+            (Seat::First, "h7"),
+            (Seat::Second, "a5"),
+        ] {
+            t.act(seat, Action::Move(at.into()), now).expect("legal");
+        }
+        assert!(forbidden(&t).is_empty());
+        t.act(Seat::First, Action::Move("h9".into()), now)
+            .expect("legal");
+        // White to move: nothing is forbidden to white.
+        assert!(forbidden(&t).is_empty());
+        t.act(Seat::Second, Action::Move("a7".into()), now)
+            .expect("legal");
+        // h8 makes two open threes: forbidden to black, shown twice alike.
+        assert_eq!(forbidden(&t), vec![(7, 7)]);
+        assert_eq!(forbidden(&t), vec![(7, 7)]);
+        // White takes back a7 and blocks one three at h10 instead: h8 is no longer forbidden.
+        t.act(Seat::Second, Action::Request(RequestKind::Takeback), now)
+            .expect("asks");
+        t.act(Seat::First, Action::Accept, now).expect("accepts");
+        assert!(forbidden(&t).is_empty());
+        t.act(Seat::Second, Action::Move("h10".into()), now)
+            .expect("legal");
+        assert!(forbidden(&t).is_empty());
     }
 
     #[test]
