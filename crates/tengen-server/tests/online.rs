@@ -751,14 +751,32 @@ async fn lobby_limits_and_bad_requests() {
             .any(|g| g.id == open.id && g.rule == "renju")
     );
     assert!(lobby.open.iter().all(|g| g.id != hidden.id));
-    join(&server, &open.id, "Bea").await.expect("join");
-    let lobby: Lobby = reqwest::get(server.url("/api/online/lobby"))
+    let bea = join(&server, &open.id, "Bea").await.expect("join");
+    let lobby_live = || async {
+        let lobby: Lobby = reqwest::get(server.url("/api/online/lobby"))
+            .await
+            .expect("lobby")
+            .json()
+            .await
+            .expect("body");
+        lobby.live.iter().any(|g| g.id == open.id)
+    };
+    // Under way once a player is there; out of the lobby again once both have left.
+    let mut ws = Client::connect(&server, &open.id, Some(&bea.token))
         .await
-        .expect("lobby")
-        .json()
-        .await
-        .expect("body");
-    assert!(lobby.live.iter().any(|g| g.id == open.id));
+        .expect("connects");
+    ws.state(|_| true).await;
+    assert!(lobby_live().await);
+    drop(ws);
+    let mut left = false;
+    for _ in 0..100 {
+        if !lobby_live().await {
+            left = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(left, "a game both players left stays in the lobby");
     // Bad settings and unknown games are clear 4xx answers.
     let client = reqwest::Client::new();
     for body in [

@@ -243,6 +243,7 @@ impl Actor {
             },
             listed: self.table.settings.listed,
             over: self.table.over(),
+            attended: self.seated.iter().any(|&n| n > 0),
         }
     }
 

@@ -56,6 +56,9 @@ pub(crate) struct Summary {
     pub(crate) listed: bool,
     /// Whether it has ended.
     pub(crate) over: bool,
+    /// Whether a seated player is connected: a game both players have left shows in no
+    /// lobby (nobody could watch anything happen there).
+    pub(crate) attended: bool,
 }
 
 pub(crate) struct Entry {
@@ -207,7 +210,7 @@ impl Inner {
     }
 
     /// The games running on this node that the lobby shows: the open ones listed, with when
-    /// each was made, and the ones under way.
+    /// each was made, and the ones under way with a player there.
     pub(crate) fn local_lobby(&self) -> (Vec<(LobbyGame, u64)>, Vec<LobbyGame>) {
         let games = self.games();
         let mut open = Vec::new();
@@ -217,6 +220,7 @@ impl Inner {
                 game: g,
                 listed,
                 over,
+                attended,
             }) = &e.summary
             else {
                 continue;
@@ -228,7 +232,7 @@ impl Inner {
                 if *listed {
                     open.push((g.clone(), e.created.0));
                 }
-            } else {
+            } else if *attended {
                 live.push(g.clone());
             }
         }
