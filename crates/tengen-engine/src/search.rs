@@ -1816,7 +1816,8 @@ fn four_blocks_free_within(rule: Rule, depth: i32) -> bool {
 /// defence set (`docs/levels.md`, 2026-11-28). Under standard (as under freestyle, with its own
 /// reductions and breadth): 218.5-181.5 in 400 games (+32.2 +/- 33.8, H1 after 398; a run before
 /// stood at 222-206 in 428). Under caro: 342.5-319.5 in 662 games (+12.1 +/- 26.2) and 373-335
-/// in 708 (+18.7 +/- 25.2, LLR 2.11), neither decided, so caro keeps the wide tree.
+/// in 708 (+18.7 +/- 25.2, LLR 2.11), neither decided, then 264.5-273.5 in 538 (-5.8 +/- 29.0,
+/// H0), so caro keeps the wide tree.
 fn narrow_tree(rule: Rule) -> bool {
     matches!(rule, Rule::Renju | Rule::Freestyle | Rule::Standard)
 }
