@@ -753,12 +753,7 @@ async fn lobby_limits_and_bad_requests() {
     assert!(lobby.open.iter().all(|g| g.id != hidden.id));
     let bea = join(&server, &open.id, "Bea").await.expect("join");
     let lobby_live = || async {
-        let lobby: Lobby = reqwest::get(server.url("/api/online/lobby"))
-            .await
-            .expect("lobby")
-            .json()
-            .await
-            .expect("body");
+        let lobby: Lobby = get_json(&server, "/api/online/lobby").await;
         lobby.live.iter().any(|g| g.id == open.id)
     };
     // Under way once a player is there; out of the lobby again once both have left.

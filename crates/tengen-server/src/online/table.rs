@@ -1171,6 +1171,17 @@ mod tests {
         assert_eq!(t.winner_seat(), Some(Seat::First));
     }
 
+    /// Black builds a double three at h8 (g8 i8 / h7 h9 open threes around it).
+    const DOUBLE_THREE_AT_H8: [(Seat, &str); 7] = [
+        (Seat::First, "g8"),
+        (Seat::Second, "a1"),
+        (Seat::First, "i8"),
+        (Seat::Second, "a3"),
+        (Seat::First, "h7"),
+        (Seat::Second, "a5"),
+        (Seat::First, "h9"),
+    ];
+
     /// The forbidden points shown are kept from one state to the next, and follow the position
     /// when it changes, a takeback included.
     #[test]
@@ -1183,15 +1194,9 @@ mod tests {
                 .map(|f| (f.x, f.y))
                 .collect()
         };
-        for (seat, at) in [
-            (Seat::First, "g8"),
-            (Seat::Second, "a1"),
-            (Seat::First, "i8"),
-            (Seat::Second, "a3"),
-            (Seat::First, "h7"),
-            (Seat::Second, "a5"),
-        ] {
-            t.act(seat, Action::Move(at.into()), now).expect("legal");
+        for (seat, at) in &DOUBLE_THREE_AT_H8[..6] {
+            t.act(*seat, Action::Move((*at).into()), now)
+                .expect("legal");
         }
         assert!(forbidden(&t).is_empty());
         t.act(Seat::First, Action::Move("h9".into()), now)
@@ -1216,16 +1221,7 @@ mod tests {
     #[test]
     fn a_forbidden_move_loses_under_renju_and_requests_lapse() {
         let (mut t, now) = table("free", ClockSpec::None);
-        // Black builds a double-three at h8 (g8 i8 / h7 h9 open threes around it).
-        for (seat, at) in [
-            (Seat::First, "g8"),
-            (Seat::Second, "a1"),
-            (Seat::First, "i8"),
-            (Seat::Second, "a3"),
-            (Seat::First, "h7"),
-            (Seat::Second, "a5"),
-            (Seat::First, "h9"),
-        ] {
+        for (seat, at) in DOUBLE_THREE_AT_H8 {
             t.act(seat, Action::Move(at.into()), now).expect("legal");
         }
         t.act(Seat::Second, Action::Request(RequestKind::Draw), now)
