@@ -4,7 +4,9 @@
 //! What it does, chosen once for both kinds of game:
 //! - A clock belongs to a player (a seat), not to a colour, so in swap openings the time spent
 //!   placing stones is charged to whoever placed them.
-//! - Nobody's clock runs before the first stone; after it, the clock of the player to act (a
+//! - In one browser nobody's clock runs before the first stone; online the clock of the player
+//!   to act runs from the moment both seats are taken (so a player who sits still loses on time
+//!   rather than holding the game for ever). From then on the clock of the player to act (a
 //!   stone or a swap decision) runs, and stops when the game ends.
 //! - A total clock adds its increment after each stone of the player (Fischer, as the big online
 //!   sites do), the first and the winning one included; not after a swap decision, which is a
@@ -79,10 +81,26 @@ pub fn flag_fell(game: &Game) -> Option<Seat> {
     Some(seat_of(game, outcome.winner?.opponent()))
 }
 
-/// The seat whose clock runs in `game` once a turn starts: the player to act, from the first
-/// stone on, until the end.
-pub fn to_run(game: &Game) -> Option<Seat> {
-    if game.moves().is_empty() {
+/// When a game's clocks start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// At the first stone (a game in one browser).
+    FirstStone,
+    /// Now: both players are seated (an online game), or the first stone is down.
+    Now,
+    /// Not yet: an online game still waits for its second player.
+    NotYet,
+}
+
+/// The seat whose clock runs in `game` once a turn starts: the player to act, from the start
+/// (`start`) on, until the end.
+pub fn to_run(game: &Game, start: Start) -> Option<Seat> {
+    let started = match start {
+        Start::FirstStone => !game.moves().is_empty(),
+        Start::Now => true,
+        Start::NotYet => false,
+    };
+    if !started {
         return None;
     }
     match game.pending() {
@@ -210,10 +228,10 @@ impl Clock {
     }
 
     /// Sets the clock after an event, live or replayed: `readings` as stored with it, and the
-    /// clock of `game`'s player to act running from `now`. A per-move clock takes nothing from
-    /// `readings`: each turn has the whole move time, and a fallen flag (the game lost on time)
-    /// reads zero.
-    pub fn set(&mut self, readings: [u64; 2], game: &Game, now: Instant) {
+    /// clock of `game`'s player to act running from `now` once the game has started (`start`).
+    /// A per-move clock takes nothing from `readings`: each turn has the whole move time, and a
+    /// fallen flag (the game lost on time) reads zero.
+    pub fn set(&mut self, readings: [u64; 2], game: &Game, start: Start, now: Instant) {
         self.left = match self.spec {
             ClockSpec::None => readings,
             ClockSpec::PerMove { ms } => {
@@ -225,7 +243,7 @@ impl Clock {
             }
             ClockSpec::Total { .. } => readings,
         };
-        self.running = to_run(game).map(|s| (s, now));
+        self.running = to_run(game, start).map(|s| (s, now));
     }
 }
 
@@ -252,7 +270,7 @@ mod tests {
         for (i, p) in [(7, 7), (7, 8), (8, 7)].into_iter().enumerate() {
             let readings = clock.after(TurnEnd::Stone(Seat::First), now);
             game.play(Point::new(p.0, p.1)).expect("legal");
-            clock.set(readings, &game, now);
+            clock.set(readings, &game, Start::FirstStone, now);
             assert_eq!(
                 clock.running(),
                 Some(if i < 2 { Seat::First } else { Seat::Second })
@@ -266,7 +284,7 @@ mod tests {
         assert_eq!(readings, [9_000, 7_000]);
         game.choose(tengen_rules::Choice::White)
             .expect("a decision");
-        clock.set(readings, &game, now);
+        clock.set(readings, &game, Start::FirstStone, now);
         assert_eq!(clock.running(), Some(Seat::Second));
         // Its flag falls at 7 s.
         assert_eq!(clock.deadline(), Some(at(now, 7_000)));
@@ -289,12 +307,17 @@ mod tests {
             let t0 = Instant::now();
             assert_eq!(clock.paused(t0), None);
             game.play(Point::new(7, 7)).expect("legal");
-            clock.set(clock.after(TurnEnd::Stone(Seat::First), t0), &game, t0);
+            clock.set(
+                clock.after(TurnEnd::Stone(Seat::First), t0),
+                &game,
+                Start::FirstStone,
+                t0,
+            );
             let left = clock.paused(at(t0, 1_200)).expect("running");
             assert_eq!(left, 3_800);
             // After the restart: the turn starts again, with what was left.
             let t1 = at(t0, 60_000);
-            clock.set(clock.readings(), &game, t1);
+            clock.set(clock.readings(), &game, Start::FirstStone, t1);
             clock.resume_at(left);
             assert_eq!(clock.remaining(Seat::Second, at(t1, 800)), 3_000);
             assert_eq!(clock.deadline(), Some(at(t1, 3_800)));
@@ -315,7 +338,12 @@ mod tests {
         let t0 = Instant::now();
         assert_eq!(clock.running(), None);
         game.play(Point::new(7, 7)).expect("legal");
-        clock.set(clock.after(TurnEnd::Stone(Seat::First), t0), &game, t0);
+        clock.set(
+            clock.after(TurnEnd::Stone(Seat::First), t0),
+            &game,
+            Start::FirstStone,
+            t0,
+        );
         assert_eq!(clock.running(), Some(Seat::Second));
         assert_eq!(clock.remaining(Seat::Second, at(t0, 1_500)), 3_500);
         assert_eq!(clock.remaining(Seat::First, at(t0, 1_500)), 5_000);
@@ -326,7 +354,7 @@ mod tests {
         // The online logs stored zeros for a per-move clock: the game, not the readings, says
         // whose flag fell.
         for stored in [readings, [0, 0]] {
-            clock.set(stored, &game, at(t0, 9_000));
+            clock.set(stored, &game, Start::FirstStone, at(t0, 9_000));
             assert_eq!(clock.running(), None);
             assert_eq!(clock.readings(), [5_000, 0]);
         }

@@ -712,7 +712,7 @@ impl Session {
         if let (Some(clock), Some(readings)) = (&mut self.clock, readings)
             && !ev.is_note()
         {
-            clock.set(readings, &self.game, now);
+            clock.set(readings, &self.game, clock::Start::FirstStone, now);
         }
         Ok(())
     }
@@ -729,7 +729,12 @@ impl Session {
             match ev {
                 // The turn goes on with the time it had left when the server stopped.
                 Event::Pause { left_ms } => clock.resume_at(*left_ms),
-                _ => clock.set(readings, &self.game, Instant::now()),
+                _ => clock.set(
+                    readings,
+                    &self.game,
+                    clock::Start::FirstStone,
+                    Instant::now(),
+                ),
             }
         }
         self.seq += 1;

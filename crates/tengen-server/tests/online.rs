@@ -696,17 +696,17 @@ async fn a_crash_in_mid_game_loses_nothing() {
 async fn a_flag_falls_and_a_gone_player_can_be_claimed_against() {
     let dir = tempfile::tempdir().expect("dir");
     let server = Running::start(dir.path(), 1);
-    // Per-move clock of one second: no clock runs before the first stone; after it, white
-    // does not move and loses on time.
+    // Per-move clock of one second: the first player's clock runs once both seats are taken,
+    // so a player who never places the first stone loses on time.
     let req = serde_json::json!({"clock": {"kind": "per_move", "ms": 1000}});
     let (_, _, mut black, _white) = seated_pair(&server, req).await;
     let s = black.state(|s| s.seats[1].taken).await;
-    assert_eq!(s.running, None);
-    black.send(ClientMsg::Move { at: "h8".into() }).await;
+    assert!(s.outcome.is_some() || s.running == Some(Role::First));
     let s = black.state(|s| s.outcome.is_some()).await;
     let out = s.outcome.expect("timeout");
     assert_eq!(out.reason, "timeout");
-    assert_eq!(out.winner_seat, Some(Role::First));
+    assert_eq!(out.winner_seat, Some(Role::Second));
+    assert!(s.moves.is_empty());
     // Without a clock: white leaves; black may claim only after the grace period.
     let (a, _, mut black, white) = seated_pair(&server, serde_json::json!({})).await;
     drop(white);

@@ -12,7 +12,7 @@ use tengen_rules::{
     parse_point, point_name,
 };
 
-use crate::clock::{Clock, TurnEnd};
+use crate::clock::{self, Clock, TurnEnd};
 use tengen_wire::{
     self as wire, ChatLine, ClockSpec, GameState, OutcomeState, PendingState, RequestKind,
     RequestState, Role, SeatState,
@@ -899,6 +899,12 @@ impl Table {
             }
         }
         self.seq += 1;
+        // Online the clock runs from the moment both seats are taken (see `crate::clock`).
+        let start = if self.both_seated() {
+            clock::Start::Now
+        } else {
+            clock::Start::NotYet
+        };
         if let Some(clock) = &mut self.clock
             && !matches!(
                 stored.event,
@@ -909,7 +915,7 @@ impl Table {
             )
         {
             // The clocks as stored; the seat to act (if any) starts thinking now.
-            clock.set(stored.clocks, &self.game, now);
+            clock.set(stored.clocks, &self.game, start, now);
             // After a stop of the server, with the time it had left then.
             if let Event::Pause { left_ms } = stored.event {
                 clock.resume_at(left_ms);
@@ -1141,10 +1147,10 @@ mod tests {
             increment_ms: 1_000,
         };
         let (mut t, t0) = table("free", clock);
-        // No clock runs before the first stone, which is not timed: 10 s + 1 s for the first
-        // player after it; the second untouched.
-        assert_eq!(t.state(t0, [true, true], 0).running, None);
-        assert!(t.check_time(t0 + Duration::from_millis(60_000)).is_none());
+        // Both seats are taken at t0, so the first player's clock runs from then: 3 s off and
+        // 1 s back for the first stone; the second untouched.
+        assert_eq!(t.state(t0, [true, true], 0).running, Some(Role::First));
+        assert_eq!(t.deadline(), Some(t0 + Duration::from_millis(10_000)));
         let d = t
             .act(
                 Seat::First,
@@ -1152,7 +1158,7 @@ mod tests {
                 t0 + Duration::from_millis(3_000),
             )
             .expect("move");
-        assert_eq!(d.stored[0].clocks, [11_000, 10_000]);
+        assert_eq!(d.stored[0].clocks, [8_000, 10_000]);
         let t1 = t0 + Duration::from_millis(3_000);
         assert_eq!(t.deadline(), Some(t1 + Duration::from_millis(10_000)));
         assert!(t.check_time(t1 + Duration::from_millis(9_999)).is_none());
@@ -1169,6 +1175,38 @@ mod tests {
         let out = t.game().outcome().expect("over");
         assert_eq!(out.reason, tengen_rules::EndReason::Timeout);
         assert_eq!(t.winner_seat(), Some(Seat::First));
+    }
+
+    #[test]
+    fn a_player_who_never_plays_the_first_stone_loses_on_time() {
+        let clock = ClockSpec::PerMove { ms: 5_000 };
+        let settings = TableSettings {
+            rule: "freestyle".into(),
+            size: "15".into(),
+            opening: "free".into(),
+            clock,
+            forbidden_loses: false,
+            listed: true,
+        };
+        let mut t = Table::new("t".into(), settings, 120_000).expect("valid settings");
+        let t0 = Instant::now();
+        let (_, a) = t.join("Ann".into(), "a".into(), None, t0).expect("seat");
+        // Waiting for an opponent costs nothing.
+        assert_eq!(t.deadline(), None);
+        assert!(t.check_time(t0 + Duration::from_secs(3_600)).is_none());
+        let t1 = t0 + Duration::from_secs(3_600);
+        let (_, b) = t.join("Bea".into(), "b".into(), None, t1).expect("seat");
+        assert_eq!(t.deadline(), Some(t1 + Duration::from_millis(5_000)));
+        // A restart replays the log: the first player's turn starts again, with its clock.
+        let r = replayed(&t, &[a.clone(), b.clone()]);
+        assert!(r.deadline().is_some());
+        let flag = t
+            .check_time(t1 + Duration::from_millis(5_001))
+            .expect("the flag falls");
+        assert_eq!(flag.event, Event::Timeout { seat: Role::First });
+        let out = t.game().outcome().expect("over");
+        assert_eq!(out.reason, tengen_rules::EndReason::Timeout);
+        assert_eq!(t.winner_seat(), Some(Seat::Second));
     }
 
     /// Black builds a double three at h8 (g8 i8 / h7 h9 open threes around it).
