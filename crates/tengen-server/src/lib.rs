@@ -12,6 +12,7 @@ mod engine_pool;
 mod error;
 mod fault;
 mod limits;
+mod marks;
 pub mod online;
 mod serve;
 mod session;

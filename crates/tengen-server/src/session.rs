@@ -85,6 +85,8 @@ pub struct Session {
     pub touched: Instant,
     /// Undos applied (each takes back one or more actions), for the end-of-game summary.
     pub undos: u32,
+    /// The forbidden points and threats of the position, computed once per position.
+    marks: crate::marks::Marks<(Vec<ForbiddenPoint>, Vec<ThreatPoint>)>,
     /// How long the game lasted, from its start to its end, once it is over.
     pub ended: Option<Duration>,
     /// Events stored so far.
@@ -536,6 +538,7 @@ impl Session {
             started: Instant::now(),
             touched: Instant::now(),
             undos: 0,
+            marks: Default::default(),
             ended: None,
             seq: 0,
             held: false,
@@ -1083,16 +1086,19 @@ impl Session {
             (None, Some(opening)) => opening,
             _ => status,
         };
-        let forbidden = g
-            .forbidden_points()
-            .into_iter()
-            .map(|(p, f)| ForbiddenPoint {
-                x: p.x,
-                y: p.y,
-                name: point_name(size, p),
-                kind: f.key(),
-            })
-            .collect();
+        let (forbidden, threats) = self.marks.of(g, |g| {
+            let forbidden = g
+                .forbidden_points()
+                .into_iter()
+                .map(|(p, f)| ForbiddenPoint {
+                    x: p.x,
+                    y: p.y,
+                    name: point_name(size, p),
+                    kind: f.key(),
+                })
+                .collect();
+            (forbidden, threats_against(g))
+        });
         let now = Instant::now();
         let clock = self.clock.as_ref().map(|c| ClockState {
             spec: c.spec(),
@@ -1141,7 +1147,7 @@ impl Session {
                 .unwrap_or_default(),
             last_move: g.last_move().map(xy),
             forbidden,
-            threats: threats_against(g),
+            threats,
             can_undo,
             clock,
             assisted: self.assisted,

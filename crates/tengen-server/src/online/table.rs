@@ -262,73 +262,29 @@ pub struct Table {
     marks: Marks,
 }
 
-/// The forbidden points and the opponent's threats of a position: computed once per position
-/// and kept, since every state sent (each broadcast, connection and request) shows them, and
-/// on the unbounded board with stones far apart they take a tenth of a second and more.
-#[derive(Default)]
-struct Marks(std::sync::Mutex<Option<MarksOf>>);
+/// The forbidden points and the opponent's threats of a position, as the state shows them.
+type Marks = crate::marks::Marks<(Vec<wire::Forbidden>, Vec<wire::Threat>)>;
 
-/// The marks and the position they were computed for (its moves and the side to move).
-#[derive(Clone)]
-struct MarksOf {
-    moves: Vec<Point>,
-    to_move: Option<Color>,
-    forbidden: Vec<wire::Forbidden>,
-    threats: Vec<wire::Threat>,
-}
-
-impl Clone for Marks {
-    fn clone(&self) -> Marks {
-        Marks(std::sync::Mutex::new(self.get_any()))
-    }
-}
-
-impl std::fmt::Debug for Marks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Marks")
-    }
-}
-
-impl Marks {
-    fn get_any(&self) -> Option<MarksOf> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// The forbidden points and threats of `game`'s position, from the cache when it holds
-    /// that position.
-    fn of(&self, game: &Game) -> (Vec<wire::Forbidden>, Vec<wire::Threat>) {
-        let mut cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = cached
-            .as_ref()
-            .filter(|m| m.to_move == game.to_move() && m.moves == game.moves())
-        {
-            return (m.forbidden.clone(), m.threats.clone());
-        }
-        let forbidden: Vec<wire::Forbidden> = game
-            .forbidden_points()
-            .into_iter()
-            .map(|(p, kind)| wire::Forbidden {
-                x: p.x,
-                y: p.y,
-                kind: kind.to_string(),
-            })
-            .collect();
-        let threats: Vec<wire::Threat> = crate::session::threats_against(game)
-            .into_iter()
-            .map(|t| wire::Threat {
-                x: t.x,
-                y: t.y,
-                kind: t.kind.to_string(),
-            })
-            .collect();
-        *cached = Some(MarksOf {
-            moves: game.moves().to_vec(),
-            to_move: game.to_move(),
-            forbidden: forbidden.clone(),
-            threats: threats.clone(),
-        });
-        (forbidden, threats)
-    }
+/// The forbidden points and the opponent's threats of `game`'s position.
+fn marks_of(game: &Game) -> (Vec<wire::Forbidden>, Vec<wire::Threat>) {
+    let forbidden = game
+        .forbidden_points()
+        .into_iter()
+        .map(|(p, kind)| wire::Forbidden {
+            x: p.x,
+            y: p.y,
+            kind: kind.to_string(),
+        })
+        .collect();
+    let threats = crate::session::threats_against(game)
+        .into_iter()
+        .map(|t| wire::Threat {
+            x: t.x,
+            y: t.y,
+            kind: t.kind.to_string(),
+        })
+        .collect();
+    (forbidden, threats)
 }
 
 impl Table {
@@ -995,7 +951,7 @@ impl Table {
                 ),
             }
         };
-        let (forbidden, threats) = self.marks.of(&self.game);
+        let (forbidden, threats) = self.marks.of(&self.game, marks_of);
         let outcome = self.game.outcome().map(|o| OutcomeState {
             winner: o.winner.map(|c| c.name().to_string()),
             winner_seat: self.winner_seat().map(role),
