@@ -209,11 +209,9 @@ fn candidate_points(board: &Board) -> Box<dyn Iterator<Item = Point> + '_> {
         .stones()
         .filter(|&(_, c)| c == Color::Black)
         .flat_map(|(s, _)| {
-            [(1, 0), (0, 1), (1, 1), (1, -1)]
+            Direction::ALL
                 .into_iter()
-                .flat_map(move |(dx, dy)| {
-                    (-r..=r).map(move |k| Point::new(s.x + k * dx, s.y + k * dy))
-                })
+                .flat_map(move |d| (-r..=r).map(move |k| s.step(d, k)))
         })
         .filter(|&p| board.contains(p))
         .collect();
