@@ -86,7 +86,7 @@ pub fn flag_fell(game: &Game) -> Option<Seat> {
 pub enum Start {
     /// At the first stone (a game in one browser).
     FirstStone,
-    /// Now: both players are seated (an online game), or the first stone is down.
+    /// Now: an online game with both seats taken.
     Now,
     /// Not yet: an online game still waits for its second player.
     NotYet,
