@@ -96,7 +96,13 @@ def weights_file(rule, f):
         f"# log loss {f['hand_set']:.3f} with the hand-set weights at their best scale, "
         f"{f['held_out']:.3f} fitted).",
     ]
-    lines += [f"{name} {value}" for name, value in f["weights"].items()]
+    # A threat mask the games never showed weighs nothing; the engine reads an absent weight
+    # as zero, so only the others are written.
+    lines += [
+        f"{name} {value}"
+        for name, value in f["weights"].items()
+        if value != 0 or not name.startswith("threat_")
+    ]
     return "\n".join(lines) + "\n"
 
 

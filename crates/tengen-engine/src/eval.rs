@@ -23,8 +23,13 @@ use crate::position::{PAIRS, Position};
 /// is zero): `own_PATTERN` and `opp_PATTERN` per line pattern (`two`, `two_open`, `three`,
 /// `three_open`, `four`, `four_double`, `four_open`, `five`), `own_pair_A_B` and `opp_pair_A_B` per
 /// line pair (`A` the strongest line, `B` the second, each `2`, `2o`, `3`, `3o` or `4`),
-/// `fork_to_make`, `forks_against`, `own_four_in_hand`, `tempo`, and `own_scale N D` (the side to
-/// move's pattern sum is multiplied by `N/D`) and `divisor` (the total is divided by it).
+/// `fork_to_make`, `forks_against`, `own_four_in_hand`, `tempo`, `own_scale N D` (the side to
+/// move's pattern sum is multiplied by `N/D`), `divisor` (the total is divided by it), and one
+/// weight per threat mask, `threat_none` or `threat_` followed by what
+/// each side has somewhere, joined by `_`: for the side to move `3` (an open three to make),
+/// `4` (a four), `33` (a double three), `43` (a four-three); for the opponent the same with an
+/// `x` before, and `x44` (a straight four or a double four to make). The file names only the
+/// masks the fit gave a weight; the text form writes only those that are not zero.
 ///
 /// ```
 /// use tengen_engine::EvalWeights;
@@ -55,6 +60,28 @@ pub struct EvalWeights {
     /// Having the move.
     tempo: i32,
     divisor: i32,
+    /// A weight per threat mask ([`Position::threat_mask`]): which combined threats each side
+    /// has somewhere, taken together. Whether an open three counts depends on whether the
+    /// other side has a four to gain a tempo with; the sums of the other weights cannot say
+    /// that, a weight per combination can.
+    threats: [i32; THREAT_MASKS],
+}
+
+/// Number of threat masks (see [`Position::threat_mask`]): nine kinds of threat, each there or not.
+pub(crate) const THREAT_MASKS: usize = 512;
+
+/// The name of threat mask `m`'s weight in the text form of [`EvalWeights`].
+pub(crate) fn threat_name(m: usize) -> String {
+    const TOKENS: [&str; 9] = ["3", "4", "33", "43", "x3", "x4", "x33", "x43", "x44"];
+    let parts: Vec<&str> = (0..9)
+        .filter(|b| m >> b & 1 == 1)
+        .map(|b| TOKENS[b])
+        .collect();
+    if parts.is_empty() {
+        "threat_none".into()
+    } else {
+        format!("threat_{}", parts.join("_"))
+    }
 }
 
 /// Names of the line patterns in weight names, by [`Pat`](crate::pattern::Pat) code; nothing
@@ -105,6 +132,7 @@ enum Slot {
     OwnFour,
     Tempo,
     Divisor,
+    Threat(usize),
 }
 
 /// Every single-valued weight's name and slot, in the order the text form writes them.
@@ -134,6 +162,9 @@ fn slots() -> Vec<(String, Slot)> {
     v.push(("own_four_in_hand".into(), Slot::OwnFour));
     v.push(("tempo".into(), Slot::Tempo));
     v.push(("divisor".into(), Slot::Divisor));
+    for m in 0..THREAT_MASKS {
+        v.push((threat_name(m), Slot::Threat(m)));
+    }
     v
 }
 
@@ -149,6 +180,7 @@ impl EvalWeights {
         own_four: 0,
         tempo: 0,
         divisor: 1,
+        threats: [0; THREAT_MASKS],
     };
 
     /// The weights the engine plays with under `rule` unless told otherwise: fitted by
@@ -189,6 +221,7 @@ impl EvalWeights {
             Slot::OwnFour => &self.own_four,
             Slot::Tempo => &self.tempo,
             Slot::Divisor => &self.divisor,
+            Slot::Threat(i) => &self.threats[i],
         }
     }
 
@@ -203,6 +236,7 @@ impl EvalWeights {
             Slot::OwnFour => &mut self.own_four,
             Slot::Tempo => &mut self.tempo,
             Slot::Divisor => &mut self.divisor,
+            Slot::Threat(i) => &mut self.threats[i],
         }
     }
 }
@@ -258,6 +292,9 @@ impl fmt::Display for EvalWeights {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "own_scale {} {}", self.own_scale.0, self.own_scale.1)?;
         for (name, slot) in slots() {
+            if matches!(slot, Slot::Threat(_)) && *self.slot(slot) == 0 {
+                continue;
+            }
             writeln!(f, "{name} {}", self.slot(slot))?;
         }
         Ok(())
@@ -275,6 +312,7 @@ pub(crate) fn evaluate(pos: &Position, w: &EvalWeights) -> i32 {
         e += w.fork_to_make;
     }
     e += w.per_fork_against * pos.fork_count(op).min(3) as i32;
+    e += w.threats[pos.threat_mask()];
     if pos.may_have_four(me) {
         e += w.own_four;
     }
@@ -341,6 +379,26 @@ mod tests {
         assert_eq!(score(&mut engine), Some(crate::Score::Eval(-500)));
         engine.set_eval_weights(None);
         assert_ne!(score(&mut engine), Some(crate::Score::Eval(-500)));
+    }
+
+    #[test]
+    fn threat_mask_weights_read_and_round_trip() {
+        // The freestyle fit with threat masks that the tuning keeps (scripts/tune/README.md).
+        let w: EvalWeights = include_str!("../../../scripts/tune/data/freestyle-threats.txt")
+            .parse()
+            .expect("the kept fit");
+        let weighed = w.threats.iter().filter(|&&t| t != 0).count();
+        assert!(weighed > 50, "{weighed} masks weighed");
+        assert_eq!(w.to_string().parse::<EvalWeights>().expect("reads back"), w);
+        assert_eq!(
+            w.get("threat_x4_x44"),
+            Some(w.threats[1 << 5 | 1 << 8]),
+            "a mask's name and index agree"
+        );
+        // The built-in weights weigh no mask yet.
+        for rule in Rule::ALL {
+            assert!(EvalWeights::builtin(rule).threats.iter().all(|&t| t == 0));
+        }
     }
 
     #[test]

@@ -10,7 +10,8 @@ use crate::search::{Forced, Gen, generate};
 
 /// Names of the values [`features`] returns, in order: [`BASE_NAMES`], then per colour (own
 /// first) the count of empty cells by line-pair code (`pair_A_B`: the strongest line `A`, the
-/// second `B`, each `2`, `2o`, `3`, `3o` or `4`).
+/// second `B`, each `2`, `2o`, `3`, `3o` or `4`), then one value per threat mask (`threat_...`,
+/// 1 for the position's mask and 0 for the others; see [`crate::EvalWeights`]).
 pub fn names() -> Vec<String> {
     let mut names: Vec<String> = BASE_NAMES.iter().map(|n| n.to_string()).collect();
     for side in ["own", "opp"] {
@@ -20,6 +21,7 @@ pub fn names() -> Vec<String> {
             }
         }
     }
+    names.extend((0..crate::eval::THREAT_MASKS).map(crate::eval::threat_name));
     names
 }
 
@@ -77,6 +79,8 @@ pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
     for c in [me, op] {
         f.extend_from_slice(&pos.pair_counts(c)[..NO_PAIR as usize]);
     }
+    let mask = pos.threat_mask();
+    f.extend((0..crate::eval::THREAT_MASKS).map(|m| (m == mask) as i32));
     Some(f)
 }
 

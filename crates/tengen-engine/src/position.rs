@@ -745,6 +745,26 @@ impl Position {
         self.combo_counts[ci(c)][k as usize]
     }
 
+    /// Which combined threats each side has on some empty cell, as nine bits: for the side to
+    /// move an open three, a four, a double three and a four-three (bits 0 to 3), for the
+    /// opponent the same (bits 4 to 7) and a straight four or double four (bit 8; the side to
+    /// move's own is a win the search settles before it evaluates). Black's forbidden points
+    /// under renju count as nothing, as in [`Combo::of`]. The evaluation weighs each mask.
+    pub(crate) fn threat_mask(&self) -> usize {
+        let me = ci(self.side);
+        let op = 1 - me;
+        let has = |c: usize, k: Combo| (self.combo_counts[c][k as usize] > 0) as usize;
+        has(me, Combo::Three)
+            | has(me, Combo::Four) << 1
+            | has(me, Combo::DoubleThree) << 2
+            | has(me, Combo::FourThree) << 3
+            | has(op, Combo::Three) << 4
+            | has(op, Combo::Four) << 5
+            | has(op, Combo::DoubleThree) << 6
+            | has(op, Combo::FourThree) << 7
+            | has(op, Combo::FlexFour) << 8
+    }
+
     /// How many empty cells give `c` a double three or a four-three: the forks the evaluation
     /// weighs.
     #[inline]
@@ -1075,6 +1095,28 @@ mod tests {
                 .collect();
             assert_eq!(keys.len(), Rule::ALL.len(), "{side:?} to move");
         }
+    }
+
+    #[test]
+    fn the_threat_mask_names_what_each_side_has() {
+        // Black's open three in a row: a straight four to make at either end, a four one
+        // further out, and nothing for white.
+        let mut board = tengen_rules::Board::new(BoardSize::STANDARD);
+        for x in 5..8 {
+            board
+                .place(Point::new(x, 7), Color::Black)
+                .expect("an empty point");
+        }
+        let white = Position::new(&board, Rule::Freestyle, Color::White);
+        assert_eq!(white.threat_mask(), 1 << 5 | 1 << 8);
+        assert_eq!(
+            crate::eval::threat_name(white.threat_mask()),
+            "threat_x4_x44"
+        );
+        let black = Position::new(&board, Rule::Freestyle, Color::Black);
+        assert_eq!(black.threat_mask(), 1 << 1);
+        assert_eq!(crate::eval::threat_name(black.threat_mask()), "threat_4");
+        assert_eq!(crate::eval::threat_name(0), "threat_none");
     }
 
     // Every colour's combination counts, recounted from the cells' patterns.
