@@ -751,9 +751,8 @@ impl Position {
     /// move's own is a win the search settles before it evaluates). Black's forbidden points
     /// under renju count as nothing, as in [`Combo::of`]. The evaluation weighs each mask.
     pub(crate) fn threat_mask(&self) -> usize {
-        let me = ci(self.side);
-        let op = 1 - me;
-        let has = |c: usize, k: Combo| (self.combo_counts[c][k as usize] > 0) as usize;
+        let (me, op) = (self.side, self.side.opponent());
+        let has = |c: Color, k: Combo| (self.combo_count(c, k) > 0) as usize;
         has(me, Combo::Three)
             | has(me, Combo::Four) << 1
             | has(me, Combo::DoubleThree) << 2
