@@ -69,6 +69,23 @@ async fn play(
     last
 }
 
+/// Reads `s` until the chat line `text` arrives.
+async fn chat_heard(s: &mut Socket, text: &str) {
+    let wait = async {
+        loop {
+            match s.recv().await.expect("frame") {
+                Some(ServerMsg::Chat(line)) if line.text == text => return,
+                Some(ServerMsg::Error { message }) => panic!("refused: {message}"),
+                Some(_) => {}
+                None => panic!("the connection closed"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), wait)
+        .await
+        .expect("the chat line arrives");
+}
+
 #[test]
 fn two_nodes_serve_one_game_and_outlive_its_owner() {
     let (Some(_), Ok(redis)) = (
@@ -120,6 +137,18 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
             &["h8", "a1", "i8", "a2", "j8", "a3", "k8", "a4"],
         )
         .await;
+        // A chat line said on the node that does not run the game is stored by its owner and
+        // heard on both nodes (a refusal would come back to the speaker as an error, which
+        // `until` below fails on).
+        watch_a
+            .send(&ClientMsg::Chat {
+                text: "across the nodes".into(),
+            })
+            .await
+            .expect("send");
+        for s in [&mut watch_b, &mut white] {
+            chat_heard(s, "across the nodes").await;
+        }
         black
             .send(&ClientMsg::Move { at: "l8".into() })
             .await

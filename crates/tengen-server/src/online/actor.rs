@@ -104,6 +104,8 @@ pub enum Cmd {
     Chat {
         /// The line.
         line: ChatLine,
+        /// Refused (the game's chat is full), or stored and sent.
+        reply: Reply<Result<(), String>>,
     },
     /// Take the free seat (HTTP join).
     Join {
@@ -145,7 +147,8 @@ impl Cmd {
             Cmd::State { reply } => Some(reply.failer()),
             Cmd::Record { reply } => Some(reply.failer()),
             Cmd::Pause { reply } => Some(reply.failer()),
-            Cmd::Disconnect { .. } | Cmd::Chat { .. } | Cmd::Leave => None,
+            Cmd::Chat { reply, .. } => Some(reply.failer()),
+            Cmd::Disconnect { .. } | Cmd::Leave => None,
         }
     }
 }
@@ -416,11 +419,23 @@ impl Actor {
                     self.notice(text);
                 }
             }
-            Cmd::Chat { line } => {
+            Cmd::Chat { line, reply } => {
                 let backup = self.table.clone();
-                let stored = self.table.chat_line(line.clone(), now);
-                if self.store(&[stored], backup).await.is_ok() {
-                    let _ = self.updates.send(frame(&ServerMsg::Chat(line)));
+                let stored = match self.table.chat_line(line.clone(), now) {
+                    Ok(stored) => stored,
+                    Err(refused) => {
+                        let _ = reply.send(Err(refused.0));
+                        return;
+                    }
+                };
+                match self.store(&[stored], backup).await {
+                    Ok(()) => {
+                        let _ = self.updates.send(frame(&ServerMsg::Chat(line)));
+                        let _ = reply.send(Ok(()));
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(e));
+                    }
                 }
             }
             Cmd::Join {

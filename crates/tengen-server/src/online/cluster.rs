@@ -118,7 +118,7 @@ enum Answer {
     Done(Result<(), String>),
     Joined(Result<Role, JoinRefused>),
     State(Box<GameState>),
-    /// No answer is due (a leaving, a chat line).
+    /// No answer is due (a leaving).
     Noted,
     /// The game failed on the command and was rebuilt from its record.
     Failed,
@@ -578,10 +578,7 @@ async fn serve_ask(
             let _ = cmds.send(Cmd::Disconnect { role }).await;
             Answer::Noted
         }
-        Ask::Chat { line } => {
-            let _ = cmds.send(Cmd::Chat { line }).await;
-            Answer::Noted
-        }
+        Ask::Chat { line } => Answer::Done(asked!(Chat { line })),
     }
 }
 
@@ -773,10 +770,22 @@ async fn forward(
                 .await
                 .is_some_and(|a| !matches!(a, Answer::NotOwner))
         }
-        Cmd::Chat { line } => cluster
-            .ask(&inner.db, owner, game, Ask::Chat { line })
-            .await
-            .is_some_and(|a| !matches!(a, Answer::NotOwner)),
+        Cmd::Chat { line, reply } => {
+            match cluster
+                .ask(&inner.db, owner, game, Ask::Chat { line })
+                .await
+            {
+                Some(Answer::Done(done)) => {
+                    let _ = reply.send(done);
+                    true
+                }
+                Some(Answer::Failed) => {
+                    let _ = reply.fail();
+                    true
+                }
+                _ => false,
+            }
+        }
         Cmd::Act {
             role,
             action,

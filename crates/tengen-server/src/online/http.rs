@@ -488,7 +488,8 @@ async fn act(
     msg: ClientMsg,
     chats: &mut Bucket,
 ) -> Option<String> {
-    let action = match msg {
+    let (reply, answer) = Reply::new();
+    let cmd = match msg {
         ClientMsg::Hello { .. } => return Some("already said hello".into()),
         ClientMsg::Chat { text } => {
             let text = crate::text::clean(&text);
@@ -507,27 +508,18 @@ async fn act(
                 text,
                 at_ms: super::unix_ms(),
             };
-            return cmds
-                .send(Cmd::Chat { line })
-                .await
-                .err()
-                .map(|_| "the game has closed".to_string());
+            Cmd::Chat { line, reply }
         }
         play => match Action::of_message(play) {
-            Some(action) => action,
+            Some(action) => Cmd::Act {
+                role,
+                action,
+                reply,
+            },
             None => return Some("not a move or request".into()),
         },
     };
-    let (reply, answer) = Reply::new();
-    if cmds
-        .send(Cmd::Act {
-            role,
-            action,
-            reply,
-        })
-        .await
-        .is_err()
-    {
+    if cmds.send(cmd).await.is_err() {
         return Some("the game has closed".into());
     }
     match answer.await {

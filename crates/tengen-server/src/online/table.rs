@@ -21,6 +21,11 @@ use tengen_wire::{
 /// How many chat lines a game keeps for newcomers.
 pub const CHAT_HISTORY: usize = 50;
 
+/// The most chat lines a game stores. Every line is an event of the game's record, which is
+/// replayed whenever the game is loaded; without a cap, spectators (each connection with its
+/// own rate) could grow one game's record without end.
+pub const CHAT_LINES_PER_GAME: u64 = 500;
+
 /// A game's settings, fixed at creation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableSettings {
@@ -256,6 +261,8 @@ pub struct Table {
     rematch: Option<String>,
     seq: u64,
     chat: VecDeque<ChatLine>,
+    // Chat lines stored so far, up to CHAT_LINES_PER_GAME.
+    chat_lines: u64,
     // Since when a seated player has had no connection.
     gone_since: [Option<Instant>; 2],
     grace_ms: u64,
@@ -302,6 +309,7 @@ impl Table {
             rematch: None,
             seq: 0,
             chat: VecDeque::new(),
+            chat_lines: 0,
             gone_since: [None, None],
             grace_ms,
             marks: Marks::default(),
@@ -435,16 +443,21 @@ impl Table {
         Ok((seat, stored))
     }
 
-    /// A chat line, stored like any event.
-    pub fn chat_line(&mut self, line: ChatLine, now: Instant) -> Stored {
+    /// A chat line, stored like any event; refused once the game has stored
+    /// [`CHAT_LINES_PER_GAME`].
+    pub fn chat_line(&mut self, line: ChatLine, now: Instant) -> Result<Stored, Refused> {
+        if self.chat_lines >= CHAT_LINES_PER_GAME {
+            return refuse(format!(
+                "this game's chat is full ({CHAT_LINES_PER_GAME} lines)"
+            ));
+        }
         // Chat does not touch the clocks.
         let stored = Stored {
             event: Event::Chat(line),
             clocks: self.readings(),
         };
-        // A chat event cannot fail to apply.
-        self.apply(&stored, now).ok();
-        stored
+        self.apply(&stored, now).map_err(Refused)?;
+        Ok(stored)
     }
 
     /// Records the rematch's id.
@@ -852,6 +865,7 @@ impl Table {
                     self.chat.pop_front();
                 }
                 self.chat.push_back(line.clone());
+                self.chat_lines += 1;
             }
         }
         self.seq += 1;
@@ -1043,6 +1057,37 @@ mod tests {
             r.restore(e, Instant::now()).expect("replays");
         }
         r
+    }
+
+    #[test]
+    fn a_game_stores_a_capped_number_of_chat_lines_and_a_reload_keeps_the_count() {
+        let (mut t, now, mut log) = table_and_log("free", ClockSpec::None);
+        let line = |i: u64| ChatLine {
+            name: "Cy".into(),
+            role: Role::Spectator,
+            text: format!("line {i}"),
+            at_ms: i,
+        };
+        for i in 0..CHAT_LINES_PER_GAME {
+            log.push(t.chat_line(line(i), now).expect("room for the line"));
+        }
+        let seq = t.seq();
+        let refused = t.chat_line(line(CHAT_LINES_PER_GAME), now);
+        assert!(
+            refused.is_err_and(|r| r.0.contains("chat is full")),
+            "the line past the cap is refused"
+        );
+        assert_eq!(t.seq(), seq, "a refused line stores nothing");
+        assert_eq!(t.chat().count(), CHAT_HISTORY);
+        assert_eq!(
+            t.chat().last().map(|l| l.at_ms),
+            Some(CHAT_LINES_PER_GAME - 1)
+        );
+        // Moves go on once the chat is full.
+        assert!(t.act(Seat::First, Action::Move("h8".into()), now).is_ok());
+        // The count is part of the record: a reloaded game refuses the next line too.
+        let mut reloaded = replayed(&t, &log);
+        assert!(reloaded.chat_line(line(0), now).is_err());
     }
 
     #[test]
