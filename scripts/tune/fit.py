@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits the evaluation's weights to game results (Texel-style logistic regression).
 
-usage: fit.py FEATURES.csv OUTDIR [--search-weight W]
+usage: fit.py FEATURES.csv OUTDIR [--search-weight W] [--threats-over DIR]
 
 Writes OUTDIR/freestyle.txt and OUTDIR/renju.txt (for each rule FEATURES.csv holds positions
 of), the weights files the engine embeds from crates/tengen-engine/data/eval/ and
@@ -19,7 +19,13 @@ With a `search` column (`eval_features --search-nodes N`) and `--search-weight W
 target is no longer the result alone but W times the search's verdict (its score read as a logit
 at the evaluation's scale) plus 1 - W times the result: the evaluation learns what a search of
 the position would say as well as who won. Held-out losses are always against the results.
+
+With `--threats-over DIR` the weights of DIR's file for the rule are kept as they are and only
+the threat masks (and the tempo) are fitted on top of them: a mask's weight is the sum of a term
+for each of its nine threats and one for each pair of them (45 terms, not 512 free weights, so
+rare masks borrow from the common ones).
 """
+import itertools
 import sys
 
 import numpy as np
@@ -30,6 +36,9 @@ PATS = ["two", "two_open", "three", "three_open", "four", "four_double", "four_o
 
 data = np.genfromtxt(sys.argv[1], delimiter=",", names=True)
 names = [n for n in data.dtype.names if n not in ("result", "rule", "black_to_move", "search")]
+THREATS_OVER = None
+if "--threats-over" in sys.argv:
+    THREATS_OVER = sys.argv[sys.argv.index("--threats-over") + 1]
 SEARCH_WEIGHT = 0.0
 if "--search-weight" in sys.argv:
     SEARCH_WEIGHT = float(sys.argv[sys.argv.index("--search-weight") + 1])
@@ -80,6 +89,61 @@ def fit(rows, l2):
     }
 
 
+def read_weights(path):
+    """A weights file's `name value` lines."""
+    weights = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, value = line.split()
+                weights[name] = int(value)
+    return weights
+
+
+def fit_threats(rows, l2, base):
+    """The threat masks' weights and the tempo over `base`'s other weights, kept fixed."""
+    y = rows["result"]
+    target = y
+    if SEARCH_WEIGHT > 0:
+        verdict = 1 / (1 + np.exp(-rows["search"] / SCALE))
+        target = SEARCH_WEIGHT * verdict + (1 - SEARCH_WEIGHT) * y
+    kept = [n for n in names if not n.startswith("threat_")]
+    masks = [n for n in names if n.startswith("threat_")]
+    offset = (sum(base.get(n, 0) * rows[n].astype(float) for n in kept) + base.get("tempo", 0))
+    offset = offset / SCALE
+    # Column m of the masks is mask m (eval_features writes them in order): its nine threats.
+    mask = np.column_stack([rows[n] for n in masks]).argmax(1)
+    bits = (mask[:, None] >> np.arange(9)) & 1
+    terms = [(i,) for i in range(9)] + list(itertools.combinations(range(9), 2))
+    x = np.column_stack([bits[:, list(t)].prod(1) for t in terms] + [np.ones(len(y))])
+    x = x.astype(float)
+    cut = int(len(y) * 0.8)
+    scale = x[:cut].std(0)
+    scale[scale == 0] = 1
+    scale[-1] = 1
+    z = x[:cut] / scale
+    w = np.zeros(z.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-np.clip(offset[:cut] + z @ w, -30, 30)))
+        grad = z.T @ (p - target[:cut]) / cut + l2 * w
+        hess = (z * (p * (1 - p))[:, None]).T @ z / cut + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hess, grad)
+    w = w / scale
+    weights = {n: base.get(n, 0) for n in kept}
+    for m, n in enumerate(masks):
+        weights[n] = int(round(SCALE * sum(c for t, c in zip(terms, w) if all(m >> i & 1 for i in t))))
+    weights["tempo"] = base.get("tempo", 0) + int(round(w[-1] * SCALE))
+    z_all = offset + x @ w
+    return {
+        "positions": len(y),
+        "train": loss(z_all[:cut], y[:cut]),
+        "held_out": loss(z_all[cut:], y[cut:]),
+        "base_held_out": loss(offset[cut:], y[cut:]),
+        "hand_set": hand_set_loss(rows, cut),
+        "weights": weights,
+    }
+
+
 def target_name():
     if SEARCH_WEIGHT == 0:
         return "game results"
@@ -96,6 +160,11 @@ def weights_file(rule, f):
         f"# log loss {f['hand_set']:.3f} with the hand-set weights at their best scale, "
         f"{f['held_out']:.3f} fitted).",
     ]
+    if "base_held_out" in f:
+        lines.append(
+            f"# Only the threat masks and the tempo fitted, over the other weights of "
+            f"{THREATS_OVER}/{rule.lower()}.txt (held-out log loss {f['base_held_out']:.3f} alone)."
+        )
     # A threat mask the games never showed weighs nothing; the engine reads an absent weight
     # as zero, so only the others are written.
     lines += [
@@ -111,7 +180,10 @@ for code, rule in [(0, "Freestyle"), (1, "Renju")]:
     rows = data[data["rule"] == code]
     if len(rows) == 0:
         continue
-    f = fit(rows, L2[code])
+    if THREATS_OVER:
+        f = fit_threats(rows, L2[code], read_weights(f"{THREATS_OVER}/{rule.lower()}.txt"))
+    else:
+        f = fit(rows, L2[code])
     print(f"{rule}: {f['positions']} positions, held-out loss hand-set {f['hand_set']:.4f}, "
           f"fitted {f['held_out']:.4f} (train {f['train']:.4f})", file=sys.stderr)
     with open(f"{out_dir}/{rule.lower()}.txt", "w") as out:
