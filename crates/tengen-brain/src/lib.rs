@@ -986,7 +986,7 @@ fn hard_stop(tc: &TimeControl) -> Option<Duration> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    ms.map(|ms| Duration::from_millis(ms.max(10)))
+    ms.map(|ms| Duration::from_millis(ms.max(tc.floor_ms())))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1408,6 +1408,15 @@ mod tests {
         assert_eq!(
             hard_stop(&tc(Some(10_000), Some(4_000))),
             Some(Duration::from_millis(2_000))
+        );
+        // A clock about to run out: half of what is left, no 10 ms floor past it.
+        assert_eq!(
+            hard_stop(&tc(Some(1000), Some(12))),
+            Some(Duration::from_millis(6))
+        );
+        assert_eq!(
+            hard_stop(&tc(None, Some(0))),
+            Some(Duration::from_millis(0))
         );
     }
 

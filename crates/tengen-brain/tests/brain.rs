@@ -766,10 +766,18 @@ fn the_match_clock_is_respected() {
     brain.send("BOARD\n9,9,2\n10,10,1\n10,9,2\nDONE");
     // How much of the clock a search may take is the brain's unit tests' business (its
     // time_control and hard_stop); here, that a timed match is answered move after move.
-    brain.reply_move();
+    let first = brain.reply_move();
     brain.send("INFO time_left 1500");
     brain.send("TURN 0,0");
-    brain.reply_move();
+    let second = brain.reply_move();
+    // A clock with nothing left still gets a move (from the first ply, or the generator), on
+    // an empty point.
+    brain.send("INFO time_left 0");
+    brain.send("TURN 0,1");
+    let third = brain.reply_move();
+    let taken =
+        [(9, 9), (10, 10), (10, 9), (0, 0), (0, 1)].map(|(x, y)| tengen_rules::Point::new(x, y));
+    assert!(!taken.contains(&third) && third != first && third != second);
     brain.finish();
 }
 

@@ -38,7 +38,23 @@ impl TimeControl {
         if ms == u64::MAX {
             ms = 5_000;
         }
-        Duration::from_millis(ms.max(10))
+        Duration::from_millis(ms.max(self.floor_ms()))
+    }
+
+    /// The least time a search gets: 10 ms, enough for a few plies, unless the clock has less
+    /// than 40 ms left, when a quarter of it (a move from the first ply or the move generator
+    /// alone, rather than a loss on time).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tengen_engine::TimeControl;
+    /// let tc = |left| TimeControl { per_move: Some(1_000), left, increment: 0 };
+    /// assert_eq!(tc(None).floor_ms(), 10);
+    /// assert_eq!(tc(Some(12)).floor_ms(), 3);
+    /// assert_eq!(tc(Some(0)).plan().hard, Duration::ZERO);
+    /// ```
+    pub fn floor_ms(&self) -> u64 {
+        self.left.map_or(10, |left| (left / 4).min(10))
     }
 
     /// The time plan for the next move: `soft`, the time a search expects to take, which it
@@ -65,7 +81,9 @@ impl TimeControl {
         };
         let mut hard = (soft * 3).min(Duration::from_millis(left / 5)).max(soft);
         if let Some(turn) = self.per_move {
-            hard = hard.min(Duration::from_millis(usable_turn_ms(turn).max(10)));
+            hard = hard.min(Duration::from_millis(
+                usable_turn_ms(turn).max(self.floor_ms()),
+            ));
         }
         TimePlan {
             soft: soft.min(hard),
