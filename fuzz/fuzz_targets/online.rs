@@ -14,7 +14,7 @@ use tengen_wire::ClockSpec;
 use tengen_wire::{ClientMsg, ServerMsg};
 
 const SIZES: [&str; 4] = ["15", "unbounded", "16x14", "100"];
-const RULES: [&str; 4] = ["freestyle", "standard", "renju", "caro"];
+const RULES: [&str; 5] = ["freestyle", "standard", "renju", "caro", "caro-overlines"];
 const OPENINGS: [&str; 4] = ["free", "beginner", "swap", "swap2"];
 
 fuzz_target!(|data: &[u8]| {
@@ -22,7 +22,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let settings = TableSettings {
-        rule: RULES[usize::from(pick & 3)].to_string(),
+        // Five rules, so the byte's remainder rather than two of its bits: each rule still
+        // meets four in five of the combinations of the other fields.
+        rule: RULES[usize::from(pick) % RULES.len()].to_string(),
         size: SIZES[usize::from((pick >> 2) & 3)].to_string(),
         opening: OPENINGS[usize::from((pick >> 4) & 3)].to_string(),
         // A clock that runs out now and then, as the frames' times advance.

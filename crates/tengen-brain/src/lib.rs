@@ -925,11 +925,12 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
 }
 
 /// The rule an `INFO rule` value names. Gomocup's bits (1 exactly five, 2 continuous game, 4
-/// renju, 8 caro), except 2 alone: Yixin-Board's renju (the Yixin protocol gave up the continuous
-/// game and took 2 for renju; Rapfi reads it so too). Piskvork sends 2 only for a freestyle
-/// continuous game, and there playing renju costs little (black keeps off forbidden points, all
-/// of them legal in freestyle), whereas freestyle in a renju game lets black play a forbidden
-/// point and lose. Otherwise bit 2 only changes what the manager does after a five.
+/// renju, 8 caro: 8 alone is Piskvork's caro with overlines, 9 its caro), except 2 alone:
+/// Yixin-Board's renju (the Yixin protocol gave up the continuous game and took 2 for renju;
+/// Rapfi reads it so too). Piskvork sends 2 only for a freestyle continuous game, and there
+/// playing renju costs little (black keeps off forbidden points, all of them legal in
+/// freestyle), whereas freestyle in a renju game lets black play a forbidden point and lose.
+/// Otherwise bit 2 only changes what the manager does after a five.
 fn rule_from_info(bits: u32) -> Rule {
     const YIXIN_RENJU: u32 = 2;
     if bits == YIXIN_RENJU {
@@ -1384,6 +1385,24 @@ impl Task {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn info_rule_reads_piskvorks_values_and_yixins_renju() {
+        for (bits, rule) in [
+            (0, Rule::Freestyle),
+            (1, Rule::Standard),
+            (2, Rule::Renju),
+            (3, Rule::Standard),
+            (4, Rule::Renju),
+            (6, Rule::Renju),
+            (8, Rule::CaroOverlines),
+            (9, Rule::Caro),
+            (10, Rule::CaroOverlines),
+            (11, Rule::Caro),
+        ] {
+            assert_eq!(rule_from_info(bits), rule, "INFO rule {bits}");
+        }
+    }
 
     #[test]
     fn hard_stop_leaves_a_margin() {

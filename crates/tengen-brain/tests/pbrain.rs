@@ -548,6 +548,50 @@ fn yixin_boards_rule_2_is_renju() {
     assert!(status.success(), "{status:?}: {stderr}");
 }
 
+#[test]
+fn piskvorks_rule_8_lets_a_six_win_and_rule_9_does_not() {
+    // Piskvork's 8 is caro with overlines, 9 caro (exactly five); bit 2 (continuous game)
+    // changes neither. One side has d8 e8 f8 and h8 i8: g8 makes a six, which wins under 8 and
+    // is nothing under 9. The brain blocks the opponent's six, and makes its own.
+    let board = |six_owner: u8| {
+        let mut lines: Vec<String> = ["3,7", "4,7", "5,7", "7,7", "8,7", "10,11"]
+            .iter()
+            .map(|p| format!("{p},{six_owner}"))
+            .collect();
+        let other = 3 - six_owner;
+        lines.extend(
+            ["12,2", "12,3", "2,12", "1,12", "13,13"]
+                .iter()
+                .map(|p| format!("{p},{other}")),
+        );
+        if six_owner == 1 {
+            // One more stone of the opponent's, so that the brain is to move.
+            lines.push("0,0,2".into());
+        }
+        format!("BOARD\n{}\nDONE", lines.join("\n"))
+    };
+    let mut brain = Raw::spawn(&[]);
+    brain.send("START 15");
+    assert_eq!(brain.reply(), "OK");
+    brain.send("INFO timeout_turn 300");
+    for (rule, six_wins) in [("8", true), ("9", false), ("10", true), ("11", false)] {
+        brain.send(&format!("INFO rule {rule}"));
+        for (six_owner, whose) in [(2, "his"), (1, "its own")] {
+            brain.send(&board(six_owner));
+            let answer = brain.reply();
+            assert!(parse_point(&answer).is_some(), "a move, not {answer:?}");
+            assert_eq!(
+                answer == "6,7",
+                six_wins,
+                "INFO rule {rule}, {whose} six: {answer}"
+            );
+        }
+    }
+    brain.send("END");
+    let (status, stderr) = brain.finish();
+    assert!(status.success(), "{status:?}: {stderr}");
+}
+
 /// The deepest depth the MESSAGE search reports name.
 fn deepest(messages: &[String]) -> u32 {
     messages

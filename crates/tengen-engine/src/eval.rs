@@ -184,8 +184,8 @@ impl EvalWeights {
     };
 
     /// The weights the engine plays with under `rule` unless told otherwise: fitted by
-    /// `scripts/tune` for freestyle and renju. Standard and caro, which have no games of their
-    /// own to fit to, take freestyle's first fit (`data/eval/standard.txt`): against the
+    /// `scripts/tune` for freestyle and renju. Standard and caro (with overlines too, unmeasured),
+    /// which have no games of their own to fit to, take freestyle's first fit (`data/eval/standard.txt`): against the
     /// hand-set weights (`data/eval/hand-set.txt`) they scored 65-33 under standard and 85-50
     /// under caro (self-play at 40,000 nodes a move, H1 of an SPRT for +40 Elo in both), while
     /// freestyle's second fit, better under freestyle, lost under standard (74-89, H0).
@@ -195,7 +195,9 @@ impl EvalWeights {
         static RENJU: OnceLock<EvalWeights> = OnceLock::new();
         let (cell, text) = match rule {
             Rule::Freestyle => (&FREESTYLE, include_str!("../data/eval/freestyle.txt")),
-            Rule::Standard | Rule::Caro => (&STANDARD, include_str!("../data/eval/standard.txt")),
+            Rule::Standard | Rule::Caro | Rule::CaroOverlines => {
+                (&STANDARD, include_str!("../data/eval/standard.txt"))
+            }
             Rule::Renju => (&RENJU, include_str!("../data/eval/renju.txt")),
         };
         // The embedded files are checked by the tests below; a bad one is a build mistake.
@@ -329,7 +331,7 @@ mod tests {
 
     #[test]
     fn the_embedded_weights_read_and_round_trip() {
-        for rule in [Rule::Freestyle, Rule::Renju, Rule::Standard, Rule::Caro] {
+        for rule in Rule::ALL {
             let w = EvalWeights::builtin(rule);
             assert_eq!(
                 &w.to_string().parse::<EvalWeights>().expect("reads back"),
@@ -347,6 +349,10 @@ mod tests {
         assert_eq!(
             EvalWeights::builtin(Rule::Standard),
             EvalWeights::builtin(Rule::Caro)
+        );
+        assert_eq!(
+            EvalWeights::builtin(Rule::Caro),
+            EvalWeights::builtin(Rule::CaroOverlines)
         );
         assert_ne!(
             EvalWeights::builtin(Rule::Standard),

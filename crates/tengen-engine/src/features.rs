@@ -166,7 +166,12 @@ mod tests {
         let weights: EvalWeights = text.parse().expect("every feature is a weight");
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut compared = 0;
-        for rule in [Rule::Freestyle, Rule::Renju, Rule::Caro] {
+        for rule in [
+            Rule::Freestyle,
+            Rule::Renju,
+            Rule::Caro,
+            Rule::CaroOverlines,
+        ] {
             let mut board = Board::new(BoardSize::STANDARD);
             let mut side = Color::Black;
             for _ in 0..60 {

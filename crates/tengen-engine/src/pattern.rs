@@ -81,6 +81,9 @@ pub(crate) enum FiveKind {
     Exactly,
     /// Exactly five, not blocked by the opponent at both ends (caro).
     Unblocked,
+    /// Six or more, or exactly five not blocked by the opponent at both ends (caro with
+    /// overlines).
+    LongOrUnblocked,
 }
 
 impl FiveKind {
@@ -89,15 +92,19 @@ impl FiveKind {
             FiveKind::AtLeast => 0,
             FiveKind::Exactly => 1,
             FiveKind::Unblocked => 2,
+            FiveKind::LongOrUnblocked => 3,
         }
     }
 }
+
+/// Number of [`FiveKind`]s.
+const KINDS: usize = 4;
 
 const UNKNOWN: u8 = 0xff;
 
 struct Table(Box<[AtomicU8]>);
 
-static TABLES: [OnceLock<Table>; 9] = [const { OnceLock::new() }; 9];
+static TABLES: [OnceLock<Table>; KINDS * KINDS] = [const { OnceLock::new() }; KINDS * KINDS];
 
 /// A handle to the pattern table of one rule: each entry holds black's pattern in its low four
 /// bits and white's in its high four, so one lookup (one cache line) serves both colours.
@@ -121,7 +128,7 @@ impl std::fmt::Debug for PatTable {
 impl PatTable {
     /// The table for black's and white's kinds of five.
     pub(crate) fn get(black: FiveKind, white: FiveKind) -> PatTable {
-        let slot = &TABLES[black.index() * 3 + white.index()];
+        let slot = &TABLES[black.index() * KINDS + white.index()];
         let compact = black == FiveKind::AtLeast && white == FiveKind::AtLeast;
         let len = if compact { COMPACT_KEYS } else { KEYS };
         let table = slot.get_or_init(|| Table((0..len).map(|_| AtomicU8::new(UNKNOWN)).collect()));
@@ -138,13 +145,16 @@ impl PatTable {
     /// (always for a compact table, see [`COMPACT_KEYS`]). A five must be exact: only a stone
     /// of that colour there can lengthen a run through the cell into an overline (to a five's
     /// owner an opponent's stone there, an empty cell and the edge are alike). Caro's five must
-    /// not be blocked: any stone there can block it.
+    /// not be blocked: any stone there can block it. With overlines, only the opponent's can: an
+    /// own stone there turns a five that reaches it into a six, which wins as the five did (the
+    /// empty cell beside it was an open end).
     #[inline]
     pub(crate) fn reach(&self, stone: u8) -> i32 {
         let matters = |kind: FiveKind, own: bool| match kind {
             FiveKind::AtLeast => false,
             FiveKind::Exactly => own,
             FiveKind::Unblocked => true,
+            FiveKind::LongOrUnblocked => !own,
         };
         if matters(self.kinds[0], stone == BLACK) || matters(self.kinds[1], stone == WHITE) {
             REACH as i32
@@ -307,14 +317,13 @@ fn five_through_center(w: &[u8; WINDOW], at: usize, own: u8, kind: FiveKind) -> 
         return false;
     }
     let len = hi - lo + 1;
+    // A run of exactly five through the centre lies within 1..=9, so both neighbours exist.
+    let blocked_twice = || w[lo - 1] == 3 - own && w[hi + 1] == 3 - own;
     match kind {
         FiveKind::AtLeast => len >= 5,
         FiveKind::Exactly => len == 5,
-        FiveKind::Unblocked => {
-            // A run of exactly five through the centre lies within 1..=9, so both neighbours exist.
-            let opp = 3 - own;
-            len == 5 && !(w[lo - 1] == opp && w[hi + 1] == opp)
-        }
+        FiveKind::Unblocked => len == 5 && !blocked_twice(),
+        FiveKind::LongOrUnblocked => len > 5 || (len == 5 && !blocked_twice()),
     }
 }
 
@@ -440,6 +449,32 @@ mod tests {
     }
 
     #[test]
+    fn caro_with_overlines_wins_by_six_and_by_a_five_with_an_open_end() {
+        use FiveKind::{AtLeast, LongOrUnblocked as Long, Unblocked};
+        // Fives: a six wins even blocked at both ends, exactly five only with an open end.
+        assert_eq!(pat("OXX*XXO", Long), Pat::Overline);
+        assert_eq!(pat("#XX*XXO", Long), Pat::Five);
+        assert_eq!(pat(".XX*XXO", Long), Pat::Five);
+        assert_eq!(pat("OXXX*XXO", Long), Pat::Five);
+        assert_eq!(pat(".XXX*XX..", Long), Pat::Five);
+        assert_eq!(pat(".XXX*XX..", Unblocked), Pat::Overline);
+        // Fours: a completion into a five blocked at both ends is none, one into a six is.
+        assert_eq!(pat("OXX*X.O", Long), Pat::None);
+        assert_eq!(pat("OXX*X.O", AtLeast), Pat::Four);
+        assert_eq!(pat("OXX*X.XO", Long), Pat::Four);
+        assert_eq!(pat("OXX*X.XO", Unblocked), Pat::None);
+        assert_eq!(pat("O.XX*X.O", Long), Pat::FourOpen);
+        assert_eq!(pat("X.X*X.X", Long), Pat::FourDouble);
+        // Threes, likewise.
+        assert_eq!(pat("OXX*..O", Long), Pat::None);
+        assert_eq!(pat("OXX*..O", AtLeast), Pat::Three);
+        assert_eq!(pat("OXX*..XO", Long), Pat::Three);
+        assert_eq!(pat("OXX*..XO", Unblocked), Pat::None);
+        assert_eq!(pat("O.X*X..O", Long), Pat::ThreeOpen);
+        assert_eq!(pat("....*X.....", Long), Pat::TwoOpen);
+    }
+
+    #[test]
     fn the_compact_table_ignores_the_outer_cells_only_where_it_may() {
         // Every key with random inner cells and every value of the two outer cells: the
         // compact table (both fives "five or more") answers as the classification does.
@@ -469,7 +504,12 @@ mod tests {
     fn a_stone_five_cells_away_changes_nothing_where_the_reach_says_so() {
         // Every pair of kinds and random keys: a stone put on an empty outer cell changes no
         // pattern of either colour where `reach` is four for that stone.
-        let kinds = [FiveKind::AtLeast, FiveKind::Exactly, FiveKind::Unblocked];
+        let kinds = [
+            FiveKind::AtLeast,
+            FiveKind::Exactly,
+            FiveKind::Unblocked,
+            FiveKind::LongOrUnblocked,
+        ];
         let mut seed = 0x2545_f491_u32;
         let mut checked = [0; 2];
         for black in kinds {

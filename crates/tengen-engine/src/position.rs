@@ -341,6 +341,7 @@ impl Position {
             Rule::Renju if c == Color::Black => FiveKind::Exactly,
             Rule::Renju => FiveKind::AtLeast,
             Rule::Caro => FiveKind::Unblocked,
+            Rule::CaroOverlines => FiveKind::LongOrUnblocked,
         };
         let mut pos = Position {
             rule,
@@ -1265,7 +1266,9 @@ mod tests {
 
     #[test]
     fn moves_and_take_backs_keep_patterns_and_counts_exact() {
-        for rule in [Rule::Freestyle, Rule::Renju] {
+        // Caro with overlines: its patterns see an opponent's stone five cells away, not an own
+        // one (`PatTable::reach`).
+        for rule in [Rule::Freestyle, Rule::Renju, Rule::CaroOverlines] {
             let board = Board::new(BoardSize::STANDARD);
             let mut pos = Position::new(&board, rule, Color::Black);
             // A fixed pseudo-random walk around the centre: dense enough for threes and fours.

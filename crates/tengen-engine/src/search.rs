@@ -1709,7 +1709,7 @@ fn breadth(rule: Rule, depth: i32) -> usize {
 fn null_move_depth(rule: Rule) -> i32 {
     match rule {
         Rule::Renju => 2,
-        Rule::Freestyle | Rule::Standard | Rule::Caro => 3,
+        Rule::Freestyle | Rule::Standard | Rule::Caro | Rule::CaroOverlines => 3,
     }
 }
 
@@ -1748,9 +1748,10 @@ fn uses_improving(rule: Rule) -> bool {
 /// (+54 +/- 43, H1 after 247); at 300 ms a move 206-194 and at 100k nodes 204.5-195.5 (+10 and
 /// +8 +/- 34, 400 games each, no decision). Standard scored 145-153 with all three (-9 +/- 39,
 /// H0 after 298 games) and 99-98 with the breadth alone (197 games, stopped), so it keeps the
-/// untuned settings.
+/// untuned settings. Caro with overlines, unmeasured, searches as caro does here and in every
+/// per-rule choice of the search.
 fn searches_as_freestyle(rule: Rule) -> bool {
-    matches!(rule, Rule::Freestyle | Rule::Caro)
+    matches!(rule, Rule::Freestyle | Rule::Caro | Rule::CaroOverlines)
 }
 
 /// Step 8's late-move reductions are ln(depth) × ln(rank) divided by this. Renju's / 1.4 beat
@@ -1765,7 +1766,7 @@ fn lmr_divisor(rule: Rule) -> f64 {
     match rule {
         Rule::Renju => 1.2,
         Rule::Freestyle => 1.4,
-        Rule::Standard | Rule::Caro => 1.8,
+        Rule::Standard | Rule::Caro | Rule::CaroOverlines => 1.8,
     }
 }
 
@@ -1784,7 +1785,7 @@ fn lmr_divisor(rule: Rule) -> f64 {
 fn three_answers_reduced_from(rule: Rule) -> Option<usize> {
     match rule {
         Rule::Freestyle | Rule::Standard | Rule::Renju => Some(2),
-        Rule::Caro => None,
+        Rule::Caro | Rule::CaroOverlines => None,
     }
 }
 
@@ -1801,7 +1802,7 @@ fn three_answers_reduced_from(rule: Rule) -> Option<usize> {
 fn four_blocks_free_within(rule: Rule, depth: i32) -> bool {
     match rule {
         Rule::Renju => depth <= 4,
-        Rule::Freestyle | Rule::Standard | Rule::Caro => true,
+        Rule::Freestyle | Rule::Standard | Rule::Caro | Rule::CaroOverlines => true,
     }
 }
 
@@ -1998,9 +1999,10 @@ mod tests {
         assert_eq!(s.improving(2), Some(false), "level is not improving");
         s.static_evals[0] = NO_EVAL;
         assert_eq!(s.improving(2), None, "two plies before has none");
-        // Caro and renju heed it as freestyle does; standard does without it.
+        // Caro (with overlines too) and renju heed it as freestyle does; standard does without it.
         for (rule, expected) in [
             (Rule::Caro, Some(true)),
+            (Rule::CaroOverlines, Some(true)),
             (Rule::Renju, Some(true)),
             (Rule::Standard, None),
         ] {
@@ -2040,7 +2042,7 @@ mod tests {
         let mut seed = 0x2545_f491_4f6c_dd1d;
         let mut compared = 0;
         let mut held = 0;
-        for rule in [Rule::Freestyle, Rule::Standard, Rule::Caro, Rule::Renju] {
+        for rule in Rule::ALL {
             for _ in 0..40 {
                 let mut board = Board::new(BoardSize::STANDARD);
                 for _ in 0..(30 + next(&mut seed) % 40) {

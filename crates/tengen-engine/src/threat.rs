@@ -280,7 +280,7 @@ mod tests {
     fn info_by_table_agrees_with_info_line_by_line() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut kinds = std::collections::HashSet::new();
-        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+        for rule in Rule::ALL {
             for _game in 0..6 {
                 let mut board = Board::new(BoardSize::STANDARD);
                 let mut side = Color::Black;

@@ -63,6 +63,19 @@ fn an_overline_is_a_five_only_where_the_rule_counts_it() {
     assert_eq!(threats(&rows, Rule::Freestyle, Color::Black), ["d5:Five"]);
     assert!(!threats(&rows, Rule::Standard, Color::Black).contains(&"d5:Five".to_string()));
     assert!(!threats(&rows, Rule::Renju, Color::Black).contains(&"d5:Five".to_string()));
+    // Caro with overlines counts it, even blocked at both ends; caro does not.
+    let rows = row("OXXX.XXO.");
+    assert_eq!(
+        threats(&rows, Rule::CaroOverlines, Color::Black),
+        ["e5:Five"]
+    );
+    assert!(threats(&rows, Rule::Caro, Color::Black).is_empty());
+    // A five blocked at both ends is none under either, with an open end it is one.
+    assert!(threats(&row("OXX.XXO.."), Rule::CaroOverlines, Color::Black).is_empty());
+    assert_eq!(
+        threats(&row("OXX.XX..."), Rule::CaroOverlines, Color::Black),
+        ["d5:Five"]
+    );
 }
 
 #[test]
@@ -94,7 +107,7 @@ fn five_threats_agree_with_the_rules_library() {
         seed
     };
     let mut checked = 0;
-    for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+    for rule in Rule::ALL {
         for _ in 0..12 {
             let mut board = Board::new(size);
             // Stones clustered in the middle, so lines form.
@@ -129,5 +142,5 @@ fn five_threats_agree_with_the_rules_library() {
             }
         }
     }
-    assert_eq!(checked, 96);
+    assert_eq!(checked, 24 * Rule::ALL.len());
 }

@@ -346,7 +346,7 @@ mod tests {
 
     #[test]
     fn balanced_sets_load_under_every_rule_with_white_to_move() -> Result<(), MatchError> {
-        for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju, Rule::Caro] {
+        for rule in Rule::ALL {
             let list = balanced(S, rule)?;
             assert_eq!(list.len(), 100);
             for o in &list {

@@ -91,7 +91,8 @@ pub enum Info {
     MaxMemory(u64),
     /// `game_type`: 0 human opponent, 1 brain, 2 tournament, 3 network tournament.
     GameType(u32),
-    /// `rule`: a bit set, 1 exactly five, 2 continuous game, 4 renju, 8 caro.
+    /// `rule`: a bit set, 1 exactly five, 2 continuous game, 4 renju, 8 caro (alone caro with
+    /// overlines, with 1 caro).
     Rule(u32),
     /// `evaluate`: where the mouse is (for debug builds of a brain).
     Evaluate(Point),

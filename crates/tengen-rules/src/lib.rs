@@ -1,5 +1,6 @@
 //! The rules of five in a row: boards of every size (and unbounded), the freestyle, standard,
-//! renju and caro rules, black's forbidden points, opening rules, notation and game records.
+//! renju, caro and caro-with-overlines rules, black's forbidden points, opening rules, notation
+//! and game records.
 //!
 //! No I/O, no threads, no `unsafe`; illegal input is a typed error, never a panic.
 //!

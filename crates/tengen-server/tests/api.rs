@@ -119,6 +119,29 @@ async fn a_hot_seat_game_is_won_by_a_five() {
 }
 
 #[tokio::test]
+async fn caro_with_overlines_is_won_by_a_six_and_caro_is_not() {
+    let app = start().await;
+    for (rule, status) in [
+        ("caro-overlines", "Black wins: five in a row"),
+        ("caro", "White to move"),
+    ] {
+        let g = app
+            .create(json!({ "opponent": "friend", "rule": rule }))
+            .await;
+        assert_eq!(g["rule"], rule);
+        let id = gid(&g);
+        let mut last = Value::Null;
+        // Black d8 e8 f8 and h8 i8, then g8: a six.
+        for m in [
+            "d8", "a1", "e8", "a3", "f8", "a5", "h8", "a7", "i8", "a9", "g8",
+        ] {
+            last = app.play(&id, m).await;
+        }
+        assert_eq!(last["status"], status, "{rule}");
+    }
+}
+
+#[tokio::test]
 async fn bad_input_is_a_clear_error_and_changes_nothing() {
     let app = start().await;
     for body in [

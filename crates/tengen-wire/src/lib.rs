@@ -61,7 +61,7 @@ impl Role {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
-    /// `freestyle` (default), `standard`, `renju` or `caro`.
+    /// `freestyle` (default), `standard`, `renju`, `caro` or `caro-overlines`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
     /// `15` (default), `19`, `16x14`, ..., or `unbounded`.

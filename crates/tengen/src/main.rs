@@ -50,7 +50,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct PlayArgs {
-    /// freestyle, standard, renju or caro (default: a loaded record's own rule, else freestyle).
+    /// freestyle, standard, renju, caro or caro-overlines (default: a loaded record's own rule,
+    /// else freestyle).
     #[arg(long)]
     rule: Option<Rule>,
     /// Board size: 15, 20, 16x14 (any side from 5 to 100) or unbounded.
@@ -137,7 +138,8 @@ struct BenchArgs {
 struct RecordArgs {
     /// The record file (plain move list, .psq or .sgf); standard input when absent or `-`.
     file: Option<PathBuf>,
-    /// freestyle, standard, renju or caro (default: the record's own rule, else freestyle).
+    /// freestyle, standard, renju, caro or caro-overlines (default: the record's own rule, else
+    /// freestyle).
     #[arg(long)]
     rule: Option<Rule>,
     /// Board size for plain move lists: 15, 16x14 or unbounded.
@@ -607,7 +609,7 @@ struct MatchArgs {
     /// Rounds; each is one colour-swapped pair of games per pairing.
     #[arg(long, default_value_t = 1)]
     rounds: u32,
-    /// freestyle, standard, renju or caro.
+    /// freestyle, standard, renju, caro or caro-overlines.
     #[arg(long, default_value = "freestyle")]
     rule: Rule,
     /// Board size: 15, 20 or WxH.

@@ -377,7 +377,7 @@ pub enum RecordError {
     /// An SGF rule (`RU`) that names none of the rules played here: read as another rule, the
     /// record's moves would mean another game.
     #[error(
-        "line {line}: the SGF rule RU[{rule}] is not one played here (freestyle, standard, renju or caro)"
+        "line {line}: the SGF rule RU[{rule}] is not one played here (freestyle, standard, renju, caro or caro-overlines)"
     )]
     UnknownRule {
         /// Where.

@@ -349,6 +349,10 @@ fn read_rule(text: &str) -> Option<Rule> {
         return Some(rule);
     }
     let t = text.to_ascii_lowercase();
+    // Piskvork's "Caro with overlines", where "caro" alone is its "standard Caro".
+    if t.contains("caro") && t.contains("overline") {
+        return Some(Rule::CaroOverlines);
+    }
     // Renju's opening rules name renju; gomoku's (swap, swap2, pro) name gomoku, read as
     // freestyle as the plain word is.
     [
@@ -519,6 +523,9 @@ mod tests {
         assert_eq!(rule("Standard Gomoku"), Some(Rule::Standard));
         assert_eq!(rule("RIF"), Some(Rule::Renju));
         assert_eq!(rule("caro"), Some(Rule::Caro));
+        assert_eq!(rule("Standard Caro"), Some(Rule::Caro));
+        assert_eq!(rule("caro-overlines"), Some(Rule::CaroOverlines));
+        assert_eq!(rule("Caro with overlines"), Some(Rule::CaroOverlines));
         assert_eq!(rule("Yamaguchi"), Some(Rule::Renju));
         assert_eq!(rule("swap2"), Some(Rule::Freestyle));
         assert_eq!(rule(""), None);
@@ -526,7 +533,7 @@ mod tests {
         let e = read("(;GM[4]\nRU[chess];B[hh])").expect_err("not a rule of ours");
         assert_eq!(
             e.to_string(),
-            "line 2: the SGF rule RU[chess] is not one played here (freestyle, standard, renju or caro)"
+            "line 2: the SGF rule RU[chess] is not one played here (freestyle, standard, renju, caro or caro-overlines)"
         );
         let result = |re: &str| read(&format!("(;RE[{re}])")).expect("valid").result;
         assert_eq!(result("W+"), Some(RecordResult::White));
