@@ -61,25 +61,38 @@ def hand_set_loss(rows, cut):
     return min(loss(e[cut:] / k, y[cut:]) for k in (100, 200, 300, 400, 600, 800, 1000, 1500))
 
 
-def fit(rows, l2):
+def target_of(rows):
+    """What the fit predicts: the result, or blended with the search's verdict."""
     y = rows["result"]
-    target = y
-    if SEARCH_WEIGHT > 0:
-        verdict = 1 / (1 + np.exp(-rows["search"] / SCALE))
-        target = SEARCH_WEIGHT * verdict + (1 - SEARCH_WEIGHT) * y
-    x = np.column_stack([rows[n] for n in names] + [np.ones(len(y))]).astype(float)
-    cut = int(len(y) * 0.8)
+    if SEARCH_WEIGHT == 0:
+        return y
+    verdict = 1 / (1 + np.exp(-rows["search"] / SCALE))
+    return SEARCH_WEIGHT * verdict + (1 - SEARCH_WEIGHT) * y
+
+
+def newton(x, target, cut, l2, offset=0.0):
+    """The weights of x (last column the intercept) that fit target on the first `cut` rows
+    (a logistic model over `offset`, in logits), by Newton's method with an L2 penalty on the
+    standardised columns."""
     scale = x[:cut].std(0)
     scale[scale == 0] = 1
     scale[-1] = 1
     z = x[:cut] / scale
+    off = offset[:cut] if np.ndim(offset) else offset
     w = np.zeros(z.shape[1])
     for _ in range(30):
-        p = 1 / (1 + np.exp(-np.clip(z @ w, -30, 30)))
+        p = 1 / (1 + np.exp(-np.clip(off + z @ w, -30, 30)))
         grad = z.T @ (p - target[:cut]) / cut + l2 * w
         hess = (z * (p * (1 - p))[:, None]).T @ z / cut + l2 * np.eye(len(w))
         w -= np.linalg.solve(hess, grad)
-    w = w / scale
+    return w / scale
+
+
+def fit(rows, l2):
+    y = rows["result"]
+    x = np.column_stack([rows[n] for n in names] + [np.ones(len(y))]).astype(float)
+    cut = int(len(y) * 0.8)
+    w = newton(x, target_of(rows), cut, l2)
     return {
         "positions": len(y),
         "train": loss(x[:cut] @ w, y[:cut]),
@@ -103,10 +116,6 @@ def read_weights(path):
 def fit_threats(rows, l2, base):
     """The threat masks' weights and the tempo over `base`'s other weights, kept fixed."""
     y = rows["result"]
-    target = y
-    if SEARCH_WEIGHT > 0:
-        verdict = 1 / (1 + np.exp(-rows["search"] / SCALE))
-        target = SEARCH_WEIGHT * verdict + (1 - SEARCH_WEIGHT) * y
     kept = [n for n in names if not n.startswith("threat_")]
     masks = [n for n in names if n.startswith("threat_")]
     offset = (sum(base.get(n, 0) * rows[n].astype(float) for n in kept) + base.get("tempo", 0))
@@ -118,17 +127,7 @@ def fit_threats(rows, l2, base):
     x = np.column_stack([bits[:, list(t)].prod(1) for t in terms] + [np.ones(len(y))])
     x = x.astype(float)
     cut = int(len(y) * 0.8)
-    scale = x[:cut].std(0)
-    scale[scale == 0] = 1
-    scale[-1] = 1
-    z = x[:cut] / scale
-    w = np.zeros(z.shape[1])
-    for _ in range(30):
-        p = 1 / (1 + np.exp(-np.clip(offset[:cut] + z @ w, -30, 30)))
-        grad = z.T @ (p - target[:cut]) / cut + l2 * w
-        hess = (z * (p * (1 - p))[:, None]).T @ z / cut + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hess, grad)
-    w = w / scale
+    w = newton(x, target_of(rows), cut, l2, offset)
     weights = {n: base.get(n, 0) for n in kept}
     for m, n in enumerate(masks):
         weights[n] = int(round(SCALE * sum(c for t, c in zip(terms, w) if all(m >> i & 1 for i in t))))

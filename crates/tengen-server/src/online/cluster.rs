@@ -716,6 +716,22 @@ async fn run_proxy(
     // Dropping `updates` closes this node's connections to the game: they reconnect.
 }
 
+/// Passes the owner's answer to a command that expects "done or refused" on to its asker; false
+/// when the owner did not answer (as for [`forward`]).
+fn done_to(answer: Option<Answer>, reply: Reply<Result<(), String>>) -> bool {
+    match answer {
+        Some(Answer::Done(done)) => {
+            let _ = reply.send(done);
+            true
+        }
+        Some(Answer::Failed) => {
+            let _ = reply.fail();
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Forwards one command to the owner and answers it; false when the owner did not answer (the
 /// command's asker then hears nothing and asks again).
 async fn forward(
@@ -770,40 +786,22 @@ async fn forward(
                 .await
                 .is_some_and(|a| !matches!(a, Answer::NotOwner))
         }
-        Cmd::Chat { line, reply } => {
-            match cluster
+        Cmd::Chat { line, reply } => done_to(
+            cluster
                 .ask(&inner.db, owner, game, Ask::Chat { line })
-                .await
-            {
-                Some(Answer::Done(done)) => {
-                    let _ = reply.send(done);
-                    true
-                }
-                Some(Answer::Failed) => {
-                    let _ = reply.fail();
-                    true
-                }
-                _ => false,
-            }
-        }
+                .await,
+            reply,
+        ),
         Cmd::Act {
             role,
             action,
             reply,
-        } => match cluster
-            .ask(&inner.db, owner, game, Ask::Act { role, action })
-            .await
-        {
-            Some(Answer::Done(done)) => {
-                let _ = reply.send(done);
-                true
-            }
-            Some(Answer::Failed) => {
-                let _ = reply.fail();
-                true
-            }
-            _ => false,
-        },
+        } => done_to(
+            cluster
+                .ask(&inner.db, owner, game, Ask::Act { role, action })
+                .await,
+            reply,
+        ),
         Cmd::Join {
             name,
             token_hash,
