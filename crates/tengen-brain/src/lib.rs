@@ -1388,20 +1388,18 @@ mod tests {
 
     #[test]
     fn info_rule_reads_piskvorks_values_and_yixins_renju() {
-        for (bits, rule) in [
-            (0, Rule::Freestyle),
-            (1, Rule::Standard),
-            (2, Rule::Renju),
-            (3, Rule::Standard),
-            (4, Rule::Renju),
-            (6, Rule::Renju),
-            (8, Rule::CaroOverlines),
-            (9, Rule::Caro),
-            (10, Rule::CaroOverlines),
-            (11, Rule::Caro),
-        ] {
-            assert_eq!(rule_from_info(bits), rule, "INFO rule {bits}");
+        // Yixin Board's 2 is renju; every other value reads as the rules crate's Gomocup bits
+        // (their table of values is tested there).
+        assert_eq!(rule_from_info(2), Rule::Renju);
+        for bits in (0..16).filter(|&b| b != 2) {
+            assert_eq!(
+                rule_from_info(bits),
+                Rule::from_gomocup_bits(bits),
+                "INFO rule {bits}"
+            );
         }
+        assert_eq!(rule_from_info(8), Rule::CaroOverlines);
+        assert_eq!(rule_from_info(9), Rule::Caro);
     }
 
     #[test]
