@@ -351,9 +351,28 @@ fn four_level(w: &[u8; WINDOW], own: u8, kind: FiveKind) -> Pat {
     match completions(w, own, kind) {
         (0, _) => Pat::None,
         (1, _) => Pat::Four,
+        _ if one_stone_stops_every_five(w, own, kind) => Pat::Four,
         (2, Some((a, b))) if b - a == 5 => Pat::FourOpen,
         _ => Pat::FourDouble,
     }
+}
+
+// Whether one opponent stone on this line leaves `own` no five to complete through the centre.
+// Under caro a stone beside a five blocks it as surely as one on its point: in `O.XXXX.O` a
+// stone on either empty point leaves the other's five blocked at both ends, so the four is a
+// plain four (one stone stops it), not a straight four. Elsewhere an opponent's stone stops only
+// the five whose point it takes, so two completion points always need two stones.
+fn one_stone_stops_every_five(w: &[u8; WINDOW], own: u8, kind: FiveKind) -> bool {
+    if !matches!(kind, FiveKind::Unblocked | FiveKind::LongOrUnblocked) {
+        return false;
+    }
+    (0..WINDOW).any(|q| {
+        q != CENTER && w[q] == EMPTY && {
+            let mut v = *w;
+            v[q] = 3 - own;
+            completions(&v, own, kind).0 == 0
+        }
+    })
 }
 
 // The best of `level` over every empty point within four of the centre, placed for `own`.
@@ -449,6 +468,33 @@ mod tests {
     }
 
     #[test]
+    fn caro_four_that_one_stone_stops_is_a_plain_four() {
+        use FiveKind::{AtLeast, LongOrUnblocked as Long, Unblocked};
+        for kind in [Unblocked, Long] {
+            // Either empty point, taken, leaves the other's five blocked at both ends.
+            assert_eq!(pat("O.XX*X.O", kind), Pat::Four);
+            // The point beside the open end stops both: the left five is then blocked twice,
+            // and the right one is taken.
+            assert_eq!(pat("O.XX*X..", kind), Pat::Four);
+            // Open at both far ends, or against the edge (no block): a straight four.
+            assert_eq!(pat("..XX*X..", kind), Pat::FourOpen);
+            assert_eq!(pat("#.XX*X..", kind), Pat::FourOpen);
+            assert_eq!(pat("#.XX*X.O", kind), Pat::Four);
+            // Two fours on one line that a stone on one point and the edge cannot both stop.
+            assert_eq!(pat("X.X*X.X", kind), Pat::FourDouble);
+            // With an opponent's stone at one far end, taking the other five's point blocks
+            // this one at both ends.
+            assert_eq!(pat("#X.X*X.XO", kind), Pat::Four);
+        }
+        // Elsewhere an opponent's stone stops only the five whose point it takes.
+        assert_eq!(pat("O.XX*X.O", AtLeast), Pat::FourOpen);
+        // A three with an opponent's stone at both far ends can only become such fours: no open
+        // three under caro.
+        assert_eq!(pat("O..X*X..O", Unblocked), Pat::Three);
+        assert_eq!(pat("...X*X...", Unblocked), Pat::ThreeOpen);
+    }
+
+    #[test]
     fn caro_with_overlines_wins_by_six_and_by_a_five_with_an_open_end() {
         use FiveKind::{AtLeast, LongOrUnblocked as Long, Unblocked};
         // Fives: a six wins even blocked at both ends, exactly five only with an open end.
@@ -463,14 +509,16 @@ mod tests {
         assert_eq!(pat("OXX*X.O", AtLeast), Pat::Four);
         assert_eq!(pat("OXX*X.XO", Long), Pat::Four);
         assert_eq!(pat("OXX*X.XO", Unblocked), Pat::None);
-        assert_eq!(pat("O.XX*X.O", Long), Pat::FourOpen);
+        assert_eq!(pat("..XX*X..", Long), Pat::FourOpen);
         assert_eq!(pat("X.X*X.X", Long), Pat::FourDouble);
         // Threes, likewise.
         assert_eq!(pat("OXX*..O", Long), Pat::None);
         assert_eq!(pat("OXX*..O", AtLeast), Pat::Three);
         assert_eq!(pat("OXX*..XO", Long), Pat::Three);
         assert_eq!(pat("OXX*..XO", Unblocked), Pat::None);
-        assert_eq!(pat("O.X*X..O", Long), Pat::ThreeOpen);
+        // Either four it can become is stopped by one stone, so it is no open three.
+        assert_eq!(pat("O.X*X..O", Long), Pat::Three);
+        assert_eq!(pat("..X*X...", Long), Pat::ThreeOpen);
         assert_eq!(pat("....*X.....", Long), Pat::TwoOpen);
     }
 

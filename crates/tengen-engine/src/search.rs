@@ -55,6 +55,76 @@ impl FivePoints {
     fn as_slice(&self) -> &[Sq] {
         &self.points[..self.len]
     }
+
+    fn retain(&mut self, mut keep: impl FnMut(Sq) -> bool) {
+        let mut kept = 0;
+        for i in 0..self.len {
+            let sq = self.points[i];
+            if keep(sq) {
+                self.points[kept] = sq;
+                kept += 1;
+            }
+        }
+        self.len = kept;
+    }
+
+    fn push(&mut self, sq: Sq) {
+        if !self.as_slice().contains(&sq) && self.len < self.points.len() {
+            self.points[self.len] = sq;
+            self.len += 1;
+        }
+    }
+}
+
+/// Where `attacker`'s opponent can stop, with one stone, every five `attacker` has to make on
+/// `fives` (all of them): the single five point under freestyle, standard and renju (a stone
+/// stops only the five whose point it takes, so two points cannot be stopped). Under caro a
+/// stone beside a five that is blocked at its other end stops it too, so the four `OXXXX..`
+/// has two answers, and `O.XXXX.O` one stone stops. Those points are found by trying each
+/// five's point and the cells at the ends of its row on the board. Black's forbidden points
+/// under renju are the caller's to leave out.
+fn five_blocks(pos: &mut Position, attacker: Color, fives: &[Sq]) -> FivePoints {
+    let mut out = FivePoints::default();
+    if !matches!(pos.rule(), Rule::Caro | Rule::CaroOverlines) {
+        if let &[f] = fives {
+            out.push(f);
+        }
+        return out;
+    }
+    let own = match attacker {
+        Color::Black => crate::pattern::BLACK,
+        Color::White => crate::pattern::WHITE,
+    };
+    let mut tried: Vec<Sq> = Vec::with_capacity(3 * fives.len());
+    for &f in fives {
+        tried.push(f);
+        for d in (0..4).filter(|&d| pos.pat(f, attacker, d) == Pat::Five) {
+            let delta = pos.deltas[d];
+            for step in [-delta, delta] {
+                // The row through f runs over the attacker's stones; the cell past it is an
+                // end (the padding round the board stops the walk: a row has at most four).
+                let mut t = f as isize + step;
+                while pos.cell(t as Sq) == own {
+                    t += step;
+                }
+                tried.push(t as Sq);
+            }
+        }
+    }
+    let defender = attacker.opponent();
+    let was_lean = pos.set_lean(true);
+    for t in tried {
+        if pos.is_empty(t) && !out.as_slice().contains(&t) {
+            pos.place(t, defender);
+            let stops = !pos.has_five(attacker);
+            pos.unplace(t, defender);
+            if stops {
+                out.push(t);
+            }
+        }
+    }
+    pos.set_lean(was_lean);
+    out
 }
 
 /// Generates moves for the side to move.
@@ -102,17 +172,24 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
         }
         moves.push((sq, a.weight + b.weight * 4 / 5));
     }
-    match op_fives.as_slice() {
-        [] => {}
-        [f] if moves.iter().any(|m| m.0 == *f) => return Gen::Moves(vec![(*f, 0)], Forced::Four),
-        // Show a block of one of the fives when there is a legal one: the line reads naturally.
-        _ => {
-            let block = op_fives
-                .iter()
-                .copied()
-                .find(|f| moves.iter().any(|m| m.0 == *f));
-            return Gen::Lost(block.or(moves.first().map(|m| m.0)), 2);
+    if !op_fives.is_empty() {
+        // The opponent's fives must all be stopped by this one move (a legal one: `moves`
+        // holds no forbidden point).
+        let blocks: Vec<(Sq, i32)> = five_blocks(pos, op, &op_fives)
+            .as_slice()
+            .iter()
+            .filter(|&&b| moves.iter().any(|m| m.0 == b))
+            .map(|&b| (b, 0))
+            .collect();
+        if !blocks.is_empty() {
+            return Gen::Moves(blocks, Forced::Four);
         }
+        // Show a block of one of the fives when there is a legal one: the line reads naturally.
+        let block = op_fives
+            .iter()
+            .copied()
+            .find(|f| moves.iter().any(|m| m.0 == *f));
+        return Gen::Lost(block.or(moves.first().map(|m| m.0)), 2);
     }
     if let Some(sq) = my_flex {
         return Gen::FlexFour(sq);
@@ -965,7 +1042,7 @@ impl<'a> Searcher<'a> {
         }
         let defender = attacker.opponent();
         let mut cells = std::mem::take(&mut self.scratch[MAX_PLY]);
-        let mut def_five = None;
+        let mut def_fives = FivePoints::default();
         let mut fours: Vec<(Sq, Info)> = Vec::new();
         let mut result = None;
         let look_for_def_five = self.pos.has_five(defender);
@@ -984,11 +1061,10 @@ impl<'a> Searcher<'a> {
                 }
             }
             if look_for_def_five
-                && def_five.is_none()
                 && self.pos.makes_four(sq, defender)
                 && info(&mut self.pos, sq, defender).five
             {
-                def_five = Some(sq);
+                def_fives.push(sq);
             }
         }
         self.scratch[MAX_PLY] = cells;
@@ -1000,8 +1076,9 @@ impl<'a> Searcher<'a> {
             return false;
         }
         // A five threatened by the defender must be blocked, and only a four may block it.
-        if let Some(f) = def_five {
-            fours.retain(|(sq, _)| *sq == f);
+        if def_fives.len > 0 {
+            let blocks = five_blocks(&mut self.pos, defender, def_fives.as_slice());
+            fours.retain(|(sq, _)| blocks.as_slice().contains(sq));
         }
         // A straight four or a double four wins at once; try those first, then the rest by weight.
         fours.sort_by_key(|(_, a)| std::cmp::Reverse((a.flex_four(), a.weight)));
@@ -1018,9 +1095,10 @@ impl<'a> Searcher<'a> {
     }
 
     // The attacker has just made a four on `sq`. The defender must answer it: the line wins if
-    // the four cannot be blocked (two completion points, or one that is forbidden to black), or
-    // if after the block the attacker still has a VCF. A defender with a five of his own wins
-    // instead. On success `line` holds the moves from `sq` on.
+    // the four cannot be stopped (two completion points, or a block forbidden to black), or if
+    // after every block (one, but two or three under caro: see `five_blocks`) the attacker
+    // still has a VCF. A defender with a five of his own wins instead. On success `line` holds
+    // the moves from `sq` on, against the block that lasts longest.
     fn after_four(
         &mut self,
         sq: Sq,
@@ -1033,41 +1111,52 @@ impl<'a> Searcher<'a> {
         if self.defender_has_five(defender) {
             return false;
         }
-        let replies = self.five_points(sq, attacker);
-        let replies = replies.as_slice();
-        match replies {
-            [] => false,
-            [_, _, ..] => {
-                // Two completion points cannot both be blocked. The line shows a legal block and
-                // the five on the other point, or ends on the four when black may block neither.
-                line.push(sq);
-                let legal = replies
+        let fives = self.five_points(sq, attacker);
+        if fives.len == 0 {
+            return false;
+        }
+        let mut blocks = five_blocks(&mut self.pos, attacker, fives.as_slice());
+        // Black may not block on a forbidden point.
+        blocks.retain(|b| !info(&mut self.pos, b, defender).forbidden);
+        if blocks.len == 0 {
+            // Nothing stops the five. The line shows a legal block and a five left after it
+            // when there is one, or ends on the four.
+            line.push(sq);
+            let f = fives.as_slice();
+            if let Some(&b) = f
+                .iter()
+                .find(|&&r| !info(&mut self.pos, r, defender).forbidden)
+            {
+                self.pos.make(b);
+                let other = f
                     .iter()
-                    .position(|&r| !info(&mut self.pos, r, defender).forbidden);
-                if let Some(i) = legal {
-                    let other = replies[if i == 0 { 1 } else { 0 }];
-                    line.extend([replies[i], other]);
-                }
-                true
-            }
-            &[r] => {
-                if info(&mut self.pos, r, defender).forbidden {
-                    // Black may not block: the line ends on the four, whose five cannot be
-                    // stopped.
-                    line.push(sq);
-                    return true;
-                }
-                self.pos.make(r);
-                let ok = self.vcf(depth - 1, sub);
+                    .copied()
+                    .find(|&o| o != b && info(&mut self.pos, o, attacker).five);
                 self.pos.unmake();
-                if ok {
-                    line.push(sq);
-                    line.push(r);
-                    line.append(sub);
+                if let Some(o) = other {
+                    line.extend([b, o]);
                 }
-                ok
+            }
+            return true;
+        }
+        // Every block must lose; the line kept follows the one that lasts longest.
+        let mut longest: Option<(Sq, Vec<Sq>)> = None;
+        for &r in blocks.as_slice() {
+            self.pos.make(r);
+            let ok = self.vcf(depth - 1, sub);
+            self.pos.unmake();
+            if !ok {
+                return false;
+            }
+            if longest.as_ref().is_none_or(|(_, l)| sub.len() > l.len()) {
+                longest = Some((r, std::mem::take(sub)));
             }
         }
+        let (r, mut rest) = longest.expect("a block was tried");
+        line.push(sq);
+        line.push(r);
+        line.append(&mut rest);
+        true
     }
 
     // Plies from the side to move to its five along a won `line`. A line may end on a four
@@ -1163,26 +1252,26 @@ impl<'a> Searcher<'a> {
                 threats.push((sq, a.weight));
             }
         }
-        // Step 1: a five threatened by the defender must be blocked first; the block may itself
-        // be a threat, which the defender must then answer.
-        match def_fives.as_slice() {
-            [] => {}
-            [f] => {
-                let f = *f;
-                if info(&mut self.pos, f, attacker).forbidden {
-                    return false;
-                }
+        // Step 1: a five threatened by the defender must be blocked first (see `five_blocks`);
+        // the block may itself be a threat, which the defender must then answer.
+        if !def_fives.is_empty() {
+            let mut blocks = five_blocks(&mut self.pos, defender, &def_fives);
+            blocks.retain(|b| !info(&mut self.pos, b, attacker).forbidden);
+            let mut sub = Vec::new();
+            for &f in blocks.as_slice() {
                 self.pos.make(f);
-                let mut sub = Vec::new();
                 let won = self.defend(attacker, depth, &mut sub);
                 self.pos.unmake();
+                if self.aborted {
+                    return false;
+                }
                 if won {
                     line.push(f);
                     line.append(&mut sub);
+                    return true;
                 }
-                return won;
             }
-            _ => return false,
+            return false;
         }
         // Step 2: fours alone may already win.
         let mut sub = Vec::new();
@@ -1241,24 +1330,27 @@ impl<'a> Searcher<'a> {
             }
         }
         let mut sub = Vec::new();
-        // Step 1: a four must be blocked on its one point (black may be unable to).
-        match att_fives.as_slice() {
-            [] => {}
-            [f] => {
-                let f = *f;
-                if info(&mut self.pos, f, defender).forbidden {
-                    return true;
-                }
+        // Step 1: a four must be blocked, on its point (or beside it under caro, see
+        // `five_blocks`); black may be unable to. Every block must lose.
+        if !att_fives.is_empty() {
+            let mut blocks = five_blocks(&mut self.pos, attacker, &att_fives);
+            blocks.retain(|b| !info(&mut self.pos, b, defender).forbidden);
+            let mut longest: Option<Vec<Sq>> = None;
+            for &f in blocks.as_slice() {
                 self.pos.make(f);
                 let won = self.attack(attacker, depth, &mut sub);
                 self.pos.unmake();
-                if won {
-                    line.push(f);
-                    line.append(&mut sub);
+                if !won || self.aborted {
+                    return false;
                 }
-                return won;
+                if longest.as_ref().is_none_or(|l| sub.len() + 1 > l.len()) {
+                    let mut l = vec![f];
+                    l.append(&mut sub);
+                    longest = Some(l);
+                }
             }
-            _ => return true,
+            line.extend(longest.unwrap_or_default());
+            return true;
         }
         // Step 2: no open-four threat left: the attack has fizzled.
         let Some(f) = att_flex else {
@@ -1930,6 +2022,34 @@ mod tests {
         assert_eq!(settled.update(&line(9, -100), 20), 1.4);
         // One move to choose from: none.
         assert_eq!(settled.update(&line(9, -100), 1), 0.0);
+    }
+
+    /// Under caro a five blocked at both ends does not win, so the four `O X X X X . .` has two
+    /// answers: its five point and the cell past it. Under freestyle only the five point holds.
+    #[test]
+    fn a_caro_four_blocked_at_one_end_has_two_answers() {
+        let answers = |rule: Rule| {
+            let mut game = tengen_rules::Game::new(BoardSize::STANDARD, rule);
+            for m in "h8 g8 i8 a1 j8 a3 k8".split(' ') {
+                let p = tengen_rules::parse_point(BoardSize::STANDARD, m).expect("a point");
+                game.play(p).expect("legal");
+            }
+            let mut pos = Position::new(game.board(), rule, Color::White);
+            match generate(&mut pos, &mut Vec::new()) {
+                Gen::Moves(moves, Forced::Four) => {
+                    let mut names: Vec<String> = moves
+                        .iter()
+                        .map(|m| tengen_rules::point_name(BoardSize::STANDARD, pos.point(m.0)))
+                        .collect();
+                    names.sort();
+                    names
+                }
+                _ => panic!("white must answer the four"),
+            }
+        };
+        assert_eq!(answers(Rule::Caro), ["l8", "m8"]);
+        assert_eq!(answers(Rule::CaroOverlines), ["l8", "m8"]);
+        assert_eq!(answers(Rule::Freestyle), ["l8"]);
     }
 
     /// A won line is shown to its five: the straight four, the block, the five (the search

@@ -13,9 +13,14 @@
 //!
 //! * a player with a five to make makes it; a defender facing two fives, or one black may not
 //!   block, loses; a defender facing one five must block it (any other move loses at once);
-//! * an attacker facing the defender's five must block it, and cannot when there are two;
+//!   under caro, where a five blocked at both ends does not win, a block is any stone after
+//!   which no five is left, tried on the board, so a stone beside a five may block it and one
+//!   stone may stop two;
+//! * an attacker facing the defender's five must block it, and cannot when there are two
+//!   (under caro: when no one stone stops them);
 //! * within 3 plies the attacker wins exactly when it can make a four the defender cannot stop
-//!   (two five points, or one black may not take), which the VCF search tries;
+//!   (two five points, or one black may not take; under caro, no block), which the VCF search
+//!   tries;
 //! * the attacker's victory by continuous fours (each four leaving the defender one reply) is
 //!   looked for first, so most defender replies are disposed of cheaply; the others are searched
 //!   in full;
@@ -56,6 +61,8 @@ struct Case {
     shortest: Option<u32>,
     /// A case the engine once got wrong: checked by its own test.
     known_bug: Option<String>,
+    /// The engine once announced a win in this many plies here, and there is none.
+    false_win: Option<u32>,
     rows: Vec<String>,
 }
 
@@ -99,6 +106,7 @@ fn parse_cases(text: &str) -> Vec<Case> {
                 side: Color::Black,
                 shortest: None,
                 known_bug: None,
+                false_win: None,
                 rows: Vec::new(),
             });
             continue;
@@ -119,6 +127,9 @@ fn parse_cases(text: &str) -> Vec<Case> {
                 case.shortest = Some(value.parse().unwrap_or_else(|e| panic!("{}: {e}", at())))
             }
             "known-bug" => case.known_bug = Some(value.to_string()),
+            "false-win" => {
+                case.false_win = Some(value.parse().unwrap_or_else(|e| panic!("{}: {e}", at())))
+            }
             "source" | "note" => {}
             _ if line.chars().all(|c| matches!(c, '.' | 'X' | 'O')) => {
                 case.rows.push(line.to_string())
@@ -219,10 +230,6 @@ const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 
 impl Solver {
     fn new(board: &Board, rule: Rule, attacker: Color, width: Width, budget: u64) -> Solver {
-        assert!(
-            matches!(rule, Rule::Freestyle | Rule::Standard | Rule::Renju),
-            "the solver knows freestyle, standard and renju"
-        );
         let side = board.size().width().expect("a bounded board") as i32;
         assert_eq!(board.size().height(), Some(side as u32), "square boards");
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
@@ -297,8 +304,48 @@ impl Solver {
         self.verdict(won)
     }
 
-    fn blocks_five(&self, p: Point) -> bool {
-        self.five_points(self.def) == [p]
+    fn blocks_five(&mut self, p: Point) -> bool {
+        self.blocks(self.def).contains(&p)
+    }
+
+    /// Whether a stone beside a five can stop it: under caro a five blocked at both ends
+    /// does not win.
+    fn caro(&self) -> bool {
+        matches!(self.rule, Rule::Caro | Rule::CaroOverlines)
+    }
+
+    /// The legal points where `of`'s opponent, with one stone, leaves `of` no five to make (it
+    /// has some). The five's own point when it has one; under caro each point within five of
+    /// a five point along a line is tried on the board (a stone there may block a five's end).
+    fn blocks(&mut self, of: Color) -> Vec<Point> {
+        let by = of.opponent();
+        let fives = self.five_points(of);
+        if !self.caro() {
+            return match fives.as_slice() {
+                &[f] if self.legal(by, f) => vec![f],
+                _ => Vec::new(),
+            };
+        }
+        let mut tried = Vec::new();
+        for &f in &fives {
+            for &(dx, dy) in &DIRS {
+                for k in -5..=5 {
+                    let q = f.offset(dx * k, dy * k);
+                    if self.is_empty(q) && !tried.contains(&q) {
+                        tried.push(q);
+                    }
+                }
+            }
+        }
+        tried
+            .into_iter()
+            .filter(|&q| {
+                self.play(q, by);
+                let stops = self.five_points(of).is_empty();
+                self.undo();
+                stops
+            })
+            .collect()
     }
 
     /// The defender to move: does the attacker make five within `plies` after the reply?
@@ -359,10 +406,19 @@ impl Solver {
         self.stack.push(p);
         // The five points: p is taken; c's new ones have p in their row, so lie within four
         // points of p along a line; where a row must be exactly five, p may lengthen one of
-        // c's rows past five. The other colour's rows are untouched.
+        // c's rows past five. The other colour's rows are untouched but under caro, where p may
+        // block one's end.
         self.fives_before.push(self.fives.clone());
         for f in &mut self.fives {
             f.retain(|&q| q != p);
+        }
+        // Under caro p may also block an end of either colour's five.
+        if self.caro() {
+            for col in [Color::Black, Color::White] {
+                let mut kept = std::mem::take(&mut self.fives[col as usize]);
+                kept.retain(|&q| self.five_at(col, q));
+                self.fives[col as usize] = kept;
+            }
         }
         let exact = self.rule == Rule::Standard || (self.rule == Rule::Renju && c == Color::Black);
         if exact {
@@ -450,7 +506,8 @@ impl Solver {
     /// Does `c` on the empty `p` make a winning five? The rules' own test, `Rule::fives`,
     /// restated on the solver's cells (and checked against it by a test below): five or more
     /// in a row under freestyle, exactly five under standard, and under renju exactly five for
-    /// black, five or more for white.
+    /// black, five or more for white; under caro exactly five not blocked by the opponent at
+    /// both ends, and with overlines six or more as well.
     fn five_at(&self, c: Color, p: Point) -> bool {
         self.five_with(c, p, None)
     }
@@ -461,6 +518,7 @@ impl Solver {
         let near = self.near[self.index(p)][c as usize];
         // Four more stones of c within four points along the line, or three and `extra`.
         let needed = if extra.is_some() { 3 } else { 4 };
+        // The stones of the run on one side, and whether the opponent's stone ends it there.
         let run = |dx: i32, dy: i32| {
             let mut n = 0;
             let mut q = p.offset(dx, dy);
@@ -468,16 +526,20 @@ impl Solver {
                 n += 1;
                 q = q.offset(dx, dy);
             }
-            n
+            (n, self.get(q) == Some(c.opponent()))
         };
         DIRS.iter().zip(near).any(|(&(dx, dy), k)| {
             if k < needed {
                 return false;
             }
-            let n = 1 + run(dx, dy) + run(-dx, -dy);
+            let ((a, a_blocked), (b, b_blocked)) = (run(dx, dy), run(-dx, -dy));
+            let n = 1 + a + b;
+            let open = !(a_blocked && b_blocked);
             match self.rule {
                 Rule::Standard => n == 5,
                 Rule::Renju if c == Color::Black => n == 5,
+                Rule::Caro => n == 5 && open,
+                Rule::CaroOverlines => n > 5 || n == 5 && open,
                 _ => n >= 5,
             }
         })
@@ -645,19 +707,18 @@ impl Solver {
 
     fn attack_inner(&mut self, plies: u32) -> bool {
         let att = self.att;
-        // The defender's five must be blocked, and two cannot be.
-        match self.five_points(self.def).as_slice() {
-            [] => {}
-            &[g] => {
-                if !self.legal(att, g) {
-                    return false;
-                }
+        // The defender's five must be blocked (two cannot be, but under caro by a stone
+        // that stops both).
+        if !self.five_points(self.def).is_empty() {
+            for g in self.blocks(self.def) {
                 self.play(g, att);
                 let won = self.defend(plies - 2);
                 self.undo();
-                return won;
+                if won {
+                    return true;
+                }
             }
-            _ => return false,
+            return false;
         }
         if self.vcf(plies) {
             return true;
@@ -693,8 +754,8 @@ impl Solver {
                 continue;
             }
             self.play(a, att);
-            let won = if let Some((_, fives)) = fours.iter().find(|(p, _)| *p == a) {
-                self.after_four(fives, plies, Node::Attack)
+            let won = if fours.iter().any(|(p, _)| *p == a) {
+                self.after_four(plies, Node::Attack)
             } else {
                 // A quiet move leaves the defender free: it must at least threaten to win in
                 // the plies left were the defender to pass.
@@ -717,24 +778,21 @@ impl Solver {
         false
     }
 
-    /// The attacker has just made a four with five points `fives`, the defender has no five of
-    /// its own: it must block (if it can), then the attacker goes on with `plies - 2` left.
-    fn after_four(&mut self, fives: &[Point], plies: u32, node: Node) -> bool {
-        match *fives {
-            [f] => {
-                if !self.legal(self.def, f) {
-                    return true;
-                }
-                self.play(f, self.def);
-                let won = match node {
-                    Node::Vcf => self.vcf(plies - 2),
-                    _ => self.attack(plies - 2),
-                };
-                self.undo();
-                won
+    /// The attacker has just made a four, the defender has no five of its own: it must block
+    /// (if it can), then the attacker goes on with `plies - 2` left, against every block.
+    fn after_four(&mut self, plies: u32, node: Node) -> bool {
+        for f in self.blocks(self.att) {
+            self.play(f, self.def);
+            let won = match node {
+                Node::Vcf => self.vcf(plies - 2),
+                _ => self.attack(plies - 2),
+            };
+            self.undo();
+            if !won {
+                return false;
             }
-            _ => true,
         }
+        true
     }
 
     /// Attacker to move, fours only: a victory by continuous fours within `plies`?
@@ -742,10 +800,14 @@ impl Solver {
         if let Some(won) = self.settled(Node::Vcf, plies) {
             return won;
         }
-        let mut fours = match self.five_points(self.def).as_slice() {
-            [] => self.fours(),
-            &[g] => self.fours().into_iter().filter(|(p, _)| *p == g).collect(),
-            _ => Vec::new(),
+        let mut fours = if self.five_points(self.def).is_empty() {
+            self.fours()
+        } else {
+            let blocks = self.blocks(self.def);
+            self.fours()
+                .into_iter()
+                .filter(|(p, _)| blocks.contains(p))
+                .collect()
         };
         if let Some(&k) = self.killers.get(&(Node::Vcf, plies)) {
             if let Some(i) = fours.iter().position(|(p, _)| *p == k) {
@@ -754,9 +816,9 @@ impl Solver {
             }
         }
         let mut won = false;
-        for (a, fives) in fours {
+        for (a, _) in fours {
             self.play(a, self.att);
-            won = self.after_four(&fives, plies, Node::Vcf);
+            won = self.after_four(plies, Node::Vcf);
             self.undo();
             if won {
                 self.killers.insert((Node::Vcf, plies), a);
@@ -777,9 +839,8 @@ impl Solver {
         if !self.five_points(self.def).is_empty() {
             return false;
         }
-        let fives = self.five_points(self.att);
-        if !fives.is_empty() {
-            return self.after_four(&fives, plies + 2, Node::Attack);
+        if !self.five_points(self.att).is_empty() {
+            return self.after_four(plies + 2, Node::Attack);
         }
         if plies < 3 {
             return false;
@@ -978,6 +1039,28 @@ fn rules_five_points(game: &Game, c: Color) -> Vec<Point> {
         .collect()
 }
 
+/// The points where `att`'s opponent, to move in `game`, can legally play and leave `att` no five
+/// to make: every empty point tried with the rules' referee.
+fn rules_blocks(game: &Game, att: Color) -> Vec<Point> {
+    let board = game.board();
+    let fives = rules_five_points(game, att);
+    // A stone can change a five only within five points of it.
+    let near = |p: Point| {
+        fives
+            .iter()
+            .any(|f| (f.x - p.x).abs().max((f.y - p.y).abs()) <= 5)
+    };
+    board
+        .size()
+        .points()
+        .filter(|&p| board.is_empty_at(p) && near(p))
+        .filter(|&p| {
+            let mut after = game.clone();
+            after.play(p).is_ok() && rules_five_points(&after, att).is_empty()
+        })
+        .collect()
+}
+
 /// Checks a VCF line with the rules' referee: the attacker's moves are fours (the last a five,
 /// or a four the defender cannot stop), the defender's moves block. Returns its length in
 /// plies up to the five.
@@ -989,11 +1072,17 @@ fn vcf_line_plies(case: &Case, line: &[Point]) -> Result<u32, String> {
     game.set_forbidden_policy(ForbiddenPolicy::Refuse);
     for (i, &p) in line.iter().enumerate() {
         let mover = if i % 2 == 0 { att } else { def };
-        if mover == def && !rules_five_points(&game, att).contains(&p) {
-            return Err(format!(
-                "defender move {} is not a block",
-                point_name(size, p)
-            ));
+        if mover == def {
+            // A block, or, against a four nothing stops, a stone on one of its five points
+            // (the line then shows the five on another).
+            let blocks = rules_blocks(&game, att);
+            let shown = blocks.is_empty() && rules_five_points(&game, att).contains(&p);
+            if !blocks.contains(&p) && !shown {
+                return Err(format!(
+                    "defender move {} is not a block",
+                    point_name(size, p)
+                ));
+            }
         }
         game.play(p)
             .map_err(|e| format!("move {} {}: {e}", i + 1, point_name(size, p)))?;
@@ -1012,11 +1101,8 @@ fn vcf_line_plies(case: &Case, line: &[Point]) -> Result<u32, String> {
         }
     }
     // The line ends on a four: it must be unstoppable, and the five comes two plies later.
-    let fives = rules_five_points(&game, att);
-    let unstoppable = fives.len() >= 2
-        || (def == Color::Black
-            && case.rule == Rule::Renju
-            && fives.iter().all(|&f| forbidden(game.board(), f).is_some()));
+    let unstoppable =
+        !rules_five_points(&game, att).is_empty() && rules_blocks(&game, att).is_empty();
     if line.len() % 2 == 1 && unstoppable && rules_five_points(&game, def).is_empty() {
         Ok(line.len() as u32 + 2)
     } else {
@@ -1143,7 +1229,13 @@ fn xorshift(state: &mut u64) -> u64 {
 #[test]
 fn the_solvers_bookkeeping_agrees_with_the_rules() {
     let mut rng = 0x1234_5678_9abc_def1_u64;
-    for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+    for rule in [
+        Rule::Freestyle,
+        Rule::Standard,
+        Rule::Renju,
+        Rule::Caro,
+        Rule::CaroOverlines,
+    ] {
         for game in 0..12 {
             let size = BoardSize::square([15, 9, 7][game % 3]).expect("size");
             let empty = Board::new(size);
@@ -1231,7 +1323,7 @@ fn the_solvers_forbidden_points_are_the_rules() {
 #[test]
 fn announced_wins_are_real() {
     let start = Instant::now();
-    let cases = cases_where(|c| !c.is_small() && c.known_bug.is_none());
+    let cases = cases_where(|c| !c.is_small() && c.known_bug.is_none() && c.false_win.is_none());
     let (confirmed, failures) = check_cases(&cases);
     eprintln!(
         "{confirmed} announced wins confirmed in {:.1}s",
@@ -1245,7 +1337,7 @@ fn announced_wins_are_real() {
 #[test]
 fn small_boards_announced_wins_are_no_shorter_than_the_shortest() {
     let start = Instant::now();
-    let cases = cases_where(|c| c.is_small() && c.known_bug.is_none());
+    let cases = cases_where(|c| c.is_small() && c.known_bug.is_none() && c.false_win.is_none());
     let mut confirmed = 0;
     let mut failures = Vec::new();
     for case in &cases {
@@ -1305,7 +1397,7 @@ fn small_boards_announced_wins_are_no_shorter_than_the_shortest() {
 #[test]
 fn vcf_and_vct_lines_are_real() {
     let start = Instant::now();
-    let cases = cases_where(|c| c.known_bug.is_none());
+    let cases = cases_where(|c| c.known_bug.is_none() && c.false_win.is_none());
     let stop = AtomicBool::new(false);
     let mut engine = Engine::new(16);
     let (mut vcfs, mut vcts) = (0, 0);
@@ -1370,6 +1462,49 @@ fn vcf_and_vct_lines_are_real() {
     );
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
     assert!(vcfs >= 20 && vcts >= 20, "{vcfs} VCFs, {vcts} VCTs");
+}
+
+/// The cases marked `false-win N`: the engine once announced a win in N plies there (a caro four
+/// taken for unstoppable, when a stone beside it stops it). The solver, with every attacker move
+/// tried, refutes a win within N; whatever the engine announces now must be real and longer.
+#[test]
+fn wins_once_announced_where_there_are_none_stay_refuted() {
+    let cases = cases_where(|c| c.false_win.is_some());
+    assert!(cases.len() >= 5, "only {} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let claimed = case.false_win.expect("a false win");
+        let mut solver = Solver::new(
+            &case.board(),
+            case.rule,
+            case.side,
+            Width::All,
+            SOLVER_BUDGET,
+        );
+        let verdict = solver.wins_within(claimed);
+        if verdict != Verdict::Refuted {
+            failures.push(format!(
+                "{}\n  the solver's verdict on a win within {claimed} is {verdict:?}",
+                describe(case)
+            ));
+        }
+        let c = check_announcement(case);
+        eprintln!(
+            "{}: {} ({})",
+            case.name,
+            c.score.map_or("nothing".into(), |s| s.to_string()),
+            c.pv
+        );
+        match (c.score, c.problem) {
+            (_, Some(p)) => failures.push(format!("{}\n  {p}", describe(case))),
+            (Some(Score::Win(n)), None) if n <= claimed => failures.push(format!(
+                "{}\n  the engine announces a win in {n}, and none within {claimed} exists",
+                describe(case)
+            )),
+            _ => {}
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
 
 /// The cases marked `known-bug` in the data file: the engine once announced a win shorter than
