@@ -540,7 +540,7 @@ async fn too_late(app: &AppState, shared: &Shared) -> ApiError {
     if let Err(e) = record_result(app, shared).await {
         return e;
     }
-    let status = shared.lock().await.state().status;
+    let status = shared.lock().await.status();
     ApiError::Conflict(format!("the game is over: {status}"))
 }
 
@@ -820,6 +820,7 @@ async fn answer(app: &AppState, shared: &Shared, acts: Acts) -> Result<Reply, Ap
     record_result(app, shared).await?;
     let mut s = shared.lock().await;
     s.touched = Instant::now();
+    s.ready_marks().await;
     Ok(Reply {
         state: s.state(),
         computer_move: acts.computer_moves.last().cloned(),
@@ -998,6 +999,7 @@ async fn push(
             // A flag that fell is a change too; if storing it fails, the state says so later.
             let _ = flag(&app, &mut s).await;
             changes.mark_unchanged();
+            s.ready_marks().await;
             serde_json::to_string(&Push {
                 kind: "state",
                 state: &s.state(),

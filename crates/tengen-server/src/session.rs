@@ -414,6 +414,23 @@ pub fn threats_against(game: &Game) -> Vec<ThreatPoint> {
         .collect()
 }
 
+/// The forbidden points and the opponent's threats of `game`'s position, as the state shows
+/// them.
+fn marks_of(game: &Game) -> (Vec<ForbiddenPoint>, Vec<ThreatPoint>) {
+    let size = game.board().size();
+    let forbidden = game
+        .forbidden_points()
+        .into_iter()
+        .map(|(p, f)| ForbiddenPoint {
+            x: p.x,
+            y: p.y,
+            name: point_name(size, p),
+            kind: f.key(),
+        })
+        .collect();
+    (forbidden, threats_against(game))
+}
+
 /// A finished game in figures, for the end-of-game summary.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -1068,13 +1085,16 @@ impl Session {
         }
     }
 
-    /// The state the page draws.
-    pub fn state(&self) -> State {
-        let g = &self.game;
-        let size = g.board().size();
-        let to_move = g.to_move();
-        let outcome = g.outcome();
-        let status = match (outcome, to_move) {
+    /// Computes the marks of the position (forbidden points, threats) on a blocking thread,
+    /// unless they are kept already: on the async runtime, [`Session::state`] comes after it.
+    pub async fn ready_marks(&self) {
+        self.marks.ready(&self.game, marks_of).await;
+    }
+
+    /// The line of text that says where the game stands.
+    pub fn status(&self) -> String {
+        let outcome = self.game.outcome();
+        let status = match (outcome, self.game.to_move()) {
             (Some(o), _) => o.to_string(),
             (None, Some(c)) if self.computer_should_act() => {
                 format!("{} to move (computer thinking)", capitalised(c))
@@ -1082,23 +1102,20 @@ impl Session {
             (None, Some(c)) => format!("{} to move", capitalised(c)),
             (None, None) => "Game over".to_string(),
         };
-        let status = match (outcome, self.opening_status()) {
+        match (outcome, self.opening_status()) {
             (None, Some(opening)) => opening,
             _ => status,
-        };
-        let (forbidden, threats) = self.marks.of(g, |g| {
-            let forbidden = g
-                .forbidden_points()
-                .into_iter()
-                .map(|(p, f)| ForbiddenPoint {
-                    x: p.x,
-                    y: p.y,
-                    name: point_name(size, p),
-                    kind: f.key(),
-                })
-                .collect();
-            (forbidden, threats_against(g))
-        });
+        }
+    }
+
+    /// The state the page draws.
+    pub fn state(&self) -> State {
+        let g = &self.game;
+        let size = g.board().size();
+        let to_move = g.to_move();
+        let outcome = g.outcome();
+        let status = self.status();
+        let (forbidden, threats) = self.marks.of(g, marks_of);
         let now = Instant::now();
         let clock = self.clock.as_ref().map(|c| ClockState {
             spec: c.spec(),

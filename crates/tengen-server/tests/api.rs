@@ -270,6 +270,85 @@ async fn the_computer_moves_first_when_the_human_is_white() {
     assert_eq!(s, StatusCode::CONFLICT);
 }
 
+/// The `[x, y, kind]` of each mark in a state's `forbidden` or `threats`, in order.
+fn marks(state: &Value, which: &str) -> Vec<(i64, i64, String)> {
+    let mut v: Vec<(i64, i64, String)> = state[which]
+        .as_array()
+        .unwrap_or_else(|| panic!("{which} in {state}"))
+        .iter()
+        .map(|m| {
+            let n = |k: &str| m[k].as_i64().expect("a coordinate");
+            (
+                n("x"),
+                n("y"),
+                m["kind"].as_str().expect("kind").to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// On the unbounded board with stones hundreds of points apart, the marks (computed off the
+/// async runtime; a debug build panics a handler that would compute them on it) are those of
+/// the position each answer, fetch and push shows, also after a takeback and a redo.
+#[tokio::test]
+async fn marks_follow_the_position_on_the_unbounded_board_with_stones_far_apart() {
+    let app = start().await;
+    let g = app
+        .create(json!({ "opponent": "friend", "rule": "renju", "size": "unbounded" }))
+        .await;
+    let id = gid(&g);
+    // Stones far apart first: a black column and a white one, no two within a line's reach.
+    let mut moves = Vec::new();
+    for i in 0..20 {
+        moves.push(format!("-400,{}", -400 + 37 * i));
+        moves.push(format!("400,{}", 400 - 41 * i));
+    }
+    // Then black h8 i8 j7 j6 (j8 a double three) and, far away, a white open four.
+    for (b, w) in [
+        ("7,7", "200,200"),
+        ("8,7", "201,200"),
+        ("9,8", "202,200"),
+        ("9,9", "203,200"),
+    ] {
+        moves.push(b.to_string());
+        moves.push(w.to_string());
+    }
+    let mut last = Value::Null;
+    for m in &moves {
+        last = app.play(&id, m).await;
+    }
+    let five = |x| (x, 200, "five".to_string());
+    let black_to_move = |v: &Value| {
+        assert_eq!(v["to_move"], "black", "{v}");
+        assert!(
+            marks(v, "forbidden").contains(&(9, 7, "double_three".to_string())),
+            "{v}"
+        );
+        assert_eq!(marks(v, "threats"), vec![five(199), five(204)], "{v}");
+    };
+    black_to_move(&last);
+    let (s, fetched) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(s, StatusCode::OK);
+    black_to_move(&fetched);
+    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    black_to_move(&pushed_until(&mut ws, |_| true).await);
+    // White's fourth stone taken back: white to move; nothing is forbidden to white, and black
+    // threatens nothing.
+    let (s, back) = app.post(&format!("/api/games/{id}/undo"), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{back}");
+    assert_eq!(back["to_move"], "white", "{back}");
+    assert_eq!(marks(&back, "forbidden"), vec![], "{back}");
+    assert_eq!(marks(&back, "threats"), vec![], "{back}");
+    let pushed = pushed_until(&mut ws, |v| v["to_move"] == "white").await;
+    assert_eq!(marks(&pushed, "threats"), vec![], "{pushed}");
+    let (s, again) = app.post(&format!("/api/games/{id}/redo"), json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    black_to_move(&again);
+}
+
 #[tokio::test]
 async fn renju_lists_and_refuses_black_forbidden_points() {
     let app = start().await;

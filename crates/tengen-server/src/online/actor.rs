@@ -250,7 +250,8 @@ impl Actor {
         }
     }
 
-    fn state(&self, now: Instant) -> GameState {
+    async fn state(&self, now: Instant) -> GameState {
+        self.table.ready_marks().await;
         self.table.state(
             now,
             [self.seated[0] > 0, self.seated[1] > 0],
@@ -258,10 +259,11 @@ impl Actor {
         )
     }
 
-    fn broadcast_state(&self) {
+    async fn broadcast_state(&self) {
         let now = Instant::now();
+        let state = self.state(now).await;
         // Nobody listening is fine.
-        let _ = self.updates.send(frame(&ServerMsg::State(self.state(now))));
+        let _ = self.updates.send(frame(&ServerMsg::State(state)));
         self.inner.set_summary(self.summary());
     }
 
@@ -349,14 +351,14 @@ impl Actor {
                 self.idle_since = None;
                 // The others hear of the newcomer first; the newcomer subscribes after that
                 // broadcast, so it gets the state once, in its first frames.
-                self.broadcast_state();
+                self.broadcast_state().await;
                 let updates = self.updates.subscribe();
                 let mut first = vec![
                     frame(&ServerMsg::Welcome {
                         id: self.table.id.clone(),
                         role,
                     }),
-                    frame(&ServerMsg::State(self.state(now))),
+                    frame(&ServerMsg::State(self.state(now).await)),
                 ];
                 first.extend(
                     self.table
@@ -371,12 +373,12 @@ impl Actor {
                 })) {
                     // The connection went away before it heard back: undo the count.
                     self.disconnect(role, now);
-                    self.broadcast_state();
+                    self.broadcast_state().await;
                 }
             }
             Cmd::Disconnect { role } => {
                 self.disconnect(role, now);
-                self.broadcast_state();
+                self.broadcast_state().await;
             }
             Cmd::Act {
                 role,
@@ -414,7 +416,7 @@ impl Actor {
                     return;
                 }
                 let _ = reply.send(Ok(()));
-                self.broadcast_state();
+                self.broadcast_state().await;
                 if let Some(text) = done.notice {
                     self.notice(text);
                 }
@@ -459,11 +461,11 @@ impl Actor {
                 }
                 // The lobby's summary changes before the joiner hears back, so whoever reads
                 // the lobby after a join already sees the game as live.
-                self.broadcast_state();
+                self.broadcast_state().await;
                 let _ = reply.send(Ok(role(s)));
             }
             Cmd::State { reply } => {
-                let _ = reply.send(self.state(now));
+                let _ = reply.send(self.state(now).await);
             }
             Cmd::Record { reply } => {
                 let _ = reply.send(record_of(&self.table));
@@ -477,7 +479,7 @@ impl Actor {
                 let ok = self.store(&[stored], backup).await.is_ok();
                 let _ = reply.send(ok);
                 if ok {
-                    self.broadcast_state();
+                    self.broadcast_state().await;
                 }
             }
             // The run loop leaves on it before any handling.
@@ -550,13 +552,13 @@ impl Actor {
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 return true;
             }
-            self.broadcast_state();
+            self.broadcast_state().await;
         }
         for s in [Seat::First, Seat::Second] {
             if !self.announced[idx(s)] && self.table.grace_deadline_of(s).is_some_and(|t| t <= now)
             {
                 self.announced[idx(s)] = true;
-                self.broadcast_state();
+                self.broadcast_state().await;
             }
         }
         !(self.table.over() && self.idle_since.is_some_and(|t| now >= t + IDLE_AFTER_END))
@@ -647,7 +649,7 @@ impl Actor {
         }
         self.announced = [false, false];
         // Everyone sees the game as stored: a change that failed before it was stored is gone.
-        self.broadcast_state();
+        self.broadcast_state().await;
         true
     }
 }

@@ -906,6 +906,12 @@ impl Table {
         })
     }
 
+    /// Computes the marks of the position (forbidden points, threats) on a blocking thread,
+    /// unless they are kept already: on the async runtime, [`Table::state`] comes after it.
+    pub async fn ready_marks(&self) {
+        self.marks.ready(&self.game, marks_of).await;
+    }
+
     /// The whole game as everyone sees it at `now`.
     pub fn state(&self, now: Instant, connected: [bool; 2], spectators: u32) -> GameState {
         let size = self.game.board().size();
