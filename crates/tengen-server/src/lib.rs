@@ -62,6 +62,12 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Open connections per client address (0: no cap).
     pub connections_per_client: u32,
+    /// API requests per client address per second, of any kind, once its burst is spent (0: no
+    /// limit).
+    pub requests_per_second: u32,
+    /// API requests a client address may make at once before its steady rate applies (0: no
+    /// limit).
+    pub request_burst: u32,
     /// New games per client address per minute, all kinds together (0: no limit).
     pub games_per_minute: u32,
     /// Seconds of engine time for hints, analyses and draw offers per client address per
@@ -92,6 +98,8 @@ impl Config {
             read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             connections_per_client: 256,
+            requests_per_second: 30,
+            request_burst: 300,
             games_per_minute: 30,
             analysis_secs_per_minute: 60,
             unjoined_expiry: Duration::from_secs(24 * 3600),
@@ -100,11 +108,13 @@ impl Config {
         }
     }
 
-    /// Turns off the per-client limits (connections, new games, analysis time): for a load
-    /// test from one machine, or behind a proxy that limits clients itself (every client then
-    /// has the proxy's address).
+    /// Turns off the per-client limits (connections, requests, new games, analysis time): for
+    /// a load test from one machine, or behind a proxy that limits clients itself (every client
+    /// then has the proxy's address).
     pub fn without_client_limits(mut self) -> Config {
         self.connections_per_client = 0;
+        self.requests_per_second = 0;
+        self.request_burst = 0;
         self.games_per_minute = 0;
         self.analysis_secs_per_minute = 0;
         self
@@ -150,8 +160,8 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
 pub(crate) const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// The layers every answer goes through: security headers, a 500 (logged) instead of a dropped
-/// connection when a handler panics, request logging, the body read timeout, and the client
-/// limits for the handlers.
+/// connection when a handler panics, request logging, the body read timeout, the per-client
+/// request limit, and the other client limits for the handlers.
 fn layered(
     router: axum::Router,
     config: &Config,
@@ -166,7 +176,11 @@ fn layered(
     router
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn(api::error_bodies))
-        .layer(axum::Extension(limits))
+        .layer(axum::Extension(limits.clone()))
+        .layer(axum::middleware::from_fn_with_state(
+            limits,
+            limits::per_request,
+        ))
         .layer(tower::util::MapRequestLayer::new({
             let timeout = config.read_timeout;
             move |req| deadline::with_deadline(req, timeout)
@@ -243,10 +257,7 @@ impl Server {
         )
         .await
         .map_err(|e| ServeError::Database(store::redacted_url(&config.database_url()), e))?;
-        let limits = Arc::new(limits::ClientLimits::new(
-            config.games_per_minute,
-            config.analysis_secs_per_minute,
-        ));
+        let limits = Arc::new(limits::ClientLimits::new(config));
         let app = api::AppState::new(store, pool);
         let games = (app.clone(), online.clone());
         // Games where the computer was thinking when the server stopped: it thinks again.

@@ -1,13 +1,17 @@
-//! Per-client limits on game creation and on engine time for hints and analyses: a token bucket
-//! per client address, refilled at a steady rate, answered with 429 and `Retry-After` when empty.
+//! Per-client limits on API requests, on game creation and on engine time for hints and
+//! analyses: a token bucket per client address, refilled at a steady rate, answered with 429 and
+//! `Retry-After` when empty.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::Extensions;
 use axum::http::request::Parts;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
 
@@ -24,30 +28,44 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Client, Self::Rejection> {
-        Ok(Client(
-            parts
-                .extensions
+        Ok(Client::of(&parts.extensions))
+    }
+}
+
+impl Client {
+    /// The client of a request with these extensions.
+    fn of(extensions: &Extensions) -> Client {
+        Client(
+            extensions
                 .get::<ConnectInfo<SocketAddr>>()
                 .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| {
                     crate::serve::client_key(c.0)
                 }),
-        ))
+        )
     }
 }
 
-/// Token buckets per client: `per_minute` tokens at most, refilled at `per_minute` a minute.
+/// Token buckets per client: `cap` tokens at most, refilled at `per_sec` a second.
 #[derive(Debug)]
 pub struct Buckets {
-    per_minute: u64,
+    cap: f64,
+    per_sec: f64,
     what: &'static str,
     map: Mutex<HashMap<IpAddr, (f64, Instant)>>,
 }
 
 impl Buckets {
-    /// Buckets of `per_minute` (0: no limit); `what` names the resource in the refusal.
+    /// Buckets of `per_minute`, refilled at `per_minute` a minute (0: no limit); `what` names
+    /// the resource in the refusal.
     pub fn new(per_minute: u64, what: &'static str) -> Buckets {
+        Buckets::with_burst(per_minute, per_minute as f64 / 60.0, what)
+    }
+
+    /// Buckets of `burst`, refilled at `per_sec` a second (either 0: no limit).
+    pub fn with_burst(burst: u64, per_sec: f64, what: &'static str) -> Buckets {
         Buckets {
-            per_minute,
+            cap: burst as f64,
+            per_sec,
             what,
             map: Mutex::new(HashMap::new()),
         }
@@ -56,11 +74,10 @@ impl Buckets {
     /// Takes `amount` tokens from `client`'s bucket (at most a whole bucket: a request bigger
     /// than the bucket goes through when it is full), or says when to come back.
     pub fn take(&self, client: IpAddr, amount: u64) -> Result<(), ApiError> {
-        if self.per_minute == 0 {
+        let (cap, per_sec) = (self.cap, self.per_sec);
+        if cap <= 0.0 || per_sec <= 0.0 {
             return Ok(());
         }
-        let cap = self.per_minute as f64;
-        let per_sec = cap / 60.0;
         let amount = (amount as f64).min(cap);
         let now = Instant::now();
         // Buckets are read and replaced whole under the lock.
@@ -94,6 +111,8 @@ impl Buckets {
 /// The limits every route shares.
 #[derive(Debug)]
 pub struct ClientLimits {
+    /// Requests to the API, of any kind.
+    pub requests: Buckets,
     /// New games (against the computer, imported, online).
     pub games: Buckets,
     /// Milliseconds of engine time for hints, analyses and draw offers.
@@ -101,13 +120,38 @@ pub struct ClientLimits {
 }
 
 impl ClientLimits {
-    /// `games` a minute and `analysis_secs` of engine time a minute per client (0: no limit).
-    pub fn new(games: u32, analysis_secs: u32) -> ClientLimits {
+    /// The limits of `config`, per client.
+    pub fn new(config: &crate::Config) -> ClientLimits {
         ClientLimits {
-            games: Buckets::new(u64::from(games), "new games"),
-            analysis_ms: Buckets::new(u64::from(analysis_secs) * 1000, "analyses and hints"),
+            requests: Buckets::with_burst(
+                u64::from(config.request_burst),
+                f64::from(config.requests_per_second),
+                "requests",
+            ),
+            games: Buckets::new(u64::from(config.games_per_minute), "new games"),
+            analysis_ms: Buckets::new(
+                u64::from(config.analysis_secs_per_minute) * 1000,
+                "analyses and hints",
+            ),
         }
     }
+}
+
+/// Counts each API request against its client's request bucket; a client over it is answered
+/// 429 before any handler runs. The page's files are not counted: they are cheap to serve and
+/// the browser fetches them together.
+pub async fn per_request(
+    State(limits): State<Arc<ClientLimits>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if req.uri().path().starts_with("/api/") {
+        let Client(ip) = Client::of(req.extensions());
+        if let Err(refused) = limits.requests.take(ip, 1) {
+            return refused.into_response();
+        }
+    }
+    next.run(req).await
 }
 
 #[cfg(test)]
@@ -134,5 +178,28 @@ mod tests {
         Buckets::new(0, "x").take(ip, 1_000_000).expect("no limit");
         // A request bigger than the bucket passes when the bucket is full.
         Buckets::new(2, "x").take(ip, 5).expect("a full bucket");
+    }
+
+    #[test]
+    fn a_burst_bucket_holds_its_burst_and_says_when_one_more_comes() {
+        let b = Buckets::with_burst(5, 0.1, "requests");
+        let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        for _ in 0..5 {
+            b.take(ip, 1).expect("within the burst");
+        }
+        match b.take(ip, 1) {
+            // A token every ten seconds: the burst, not a minute's worth, is what was held.
+            Err(ApiError::RateLimited { retry_after, .. }) => {
+                assert!(retry_after >= Duration::from_secs(1));
+                assert!(retry_after <= Duration::from_secs(10));
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        Buckets::with_burst(0, 2.0, "x")
+            .take(ip, 1_000)
+            .expect("no limit");
+        Buckets::with_burst(5, 0.0, "x")
+            .take(ip, 1_000)
+            .expect("no limit");
     }
 }

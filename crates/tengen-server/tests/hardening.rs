@@ -568,6 +568,82 @@ async fn game_creation_and_analysis_time_are_limited_per_client() {
 }
 
 #[tokio::test]
+async fn api_requests_are_limited_per_client_and_served_again_after_the_refill() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let mut c = config(dir.path());
+    c.request_burst = 5;
+    c.requests_per_second = 1;
+    let server = Running::start(&c);
+    let me = http_from(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let other = http_from(OTHER);
+    let as_client = |http: &reqwest::Client, method: reqwest::Method, path: &str, body| {
+        let (http, url) = (http.clone(), server.url(path));
+        async move { call(&http, method, url, body).await }
+    };
+    // The burst is served whole, then requests faster than one a second are refused, a GET and
+    // a POST alike, each with when to come back.
+    let mut served = 0;
+    let mut refused = Vec::new();
+    for i in 0..60 {
+        let (method, path, body) = if i % 2 == 0 {
+            (reqwest::Method::GET, "/api/engine", None)
+        } else {
+            (
+                reqwest::Method::POST,
+                "/api/games",
+                Some(json!({"opponent": "friend"})),
+            )
+        };
+        let (s, headers, v) = as_client(&me, method.clone(), path, body).await;
+        if s == StatusCode::TOO_MANY_REQUESTS {
+            assert!(served >= 5, "refused within the burst, after {served}");
+            assert_eq!(v["kind"], "rate_limited", "{v}");
+            assert!(
+                v["error"].as_str().is_some_and(|t| t.contains("requests")),
+                "{v}"
+            );
+            let retry: u64 = headers["retry-after"]
+                .to_str()
+                .expect("text")
+                .parse()
+                .expect("seconds");
+            assert_eq!(retry, 1, "one request a second");
+            if !refused.contains(&method) {
+                refused.push(method);
+            }
+            if refused.len() == 2 {
+                break;
+            }
+        } else {
+            assert!(s.is_success(), "{path}: {s} {v}");
+            served += 1;
+        }
+    }
+    assert!(served >= 5, "the burst of 5 is served: {served}");
+    assert_eq!(refused.len(), 2, "a GET and a POST refused: {refused:?}");
+    // The page's own files are not counted, and another client has its own allowance.
+    let (s, _, _) = as_client(&me, reqwest::Method::GET, "/", None).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, _, v) = as_client(&other, reqwest::Method::GET, "/api/engine", None).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    // Once the time it was told has passed, the client is served again.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (s, _, v) = as_client(&me, reqwest::Method::GET, "/api/engine", None).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    drop(server);
+    // Without client limits, the same rate is served.
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let mut c = config(dir.path());
+    c.request_burst = 5;
+    c.requests_per_second = 1;
+    let server = Running::start(&c.without_client_limits());
+    for _ in 0..20 {
+        let (s, _, v) = call(&me, reqwest::Method::GET, server.url("/api/engine"), None).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+}
+
+#[tokio::test]
 async fn an_unjoined_game_expires_and_is_not_restored() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let mut c = config(dir.path());

@@ -251,6 +251,13 @@ struct ServeArgs {
     /// Open connections per client address (0: no cap).
     #[arg(long, default_value_t = 256)]
     connections_per_client: u32,
+    /// API requests per client address per second, once its burst is spent (0: no limit).
+    #[arg(long, default_value_t = 30)]
+    requests_per_second: u32,
+    /// API requests a client address may make at once before --requests-per-second applies
+    /// (0: no limit).
+    #[arg(long, default_value_t = 300)]
+    request_burst: u32,
     /// New games per client address per minute (0: no limit).
     #[arg(long, default_value_t = 30)]
     games_per_minute: u32,
@@ -261,8 +268,8 @@ struct ServeArgs {
     /// Hours an online game nobody joined stays open.
     #[arg(long, default_value_t = 24.0)]
     unjoined_expiry_hours: f64,
-    /// No per-client limits (connections, new games, analysis time): for a load test from
-    /// this machine, or behind a proxy that limits clients itself.
+    /// No per-client limits (connections, requests, new games, analysis time): for a load
+    /// test from this machine, or behind a proxy that limits clients itself.
     #[arg(long)]
     no_client_limits: bool,
     /// A message bus (redis://host:port) shared with other nodes serving the same site from
@@ -289,6 +296,8 @@ impl Default for ServeArgs {
             read_timeout_secs: 10,
             idle_timeout_secs: 60,
             connections_per_client: 256,
+            requests_per_second: 30,
+            request_burst: 300,
             games_per_minute: 30,
             analysis_secs_per_minute: 60,
             unjoined_expiry_hours: 24.0,
@@ -328,6 +337,8 @@ fn serve(args: ServeArgs) -> ExitCode {
     config.read_timeout = Duration::from_secs(args.read_timeout_secs.max(1));
     config.idle_timeout = Duration::from_secs(args.idle_timeout_secs.max(1));
     config.connections_per_client = args.connections_per_client;
+    config.requests_per_second = args.requests_per_second;
+    config.request_burst = args.request_burst;
     config.games_per_minute = args.games_per_minute;
     config.analysis_secs_per_minute = args.analysis_secs_per_minute;
     config.unjoined_expiry =
