@@ -1908,11 +1908,15 @@ fn four_blocks_free_within(rule: Rule, depth: i32) -> bool {
 /// Freestyle's first form, the policy reduction everywhere, gained too but lost a position of the
 /// defence set (`docs/levels.md`, 2026-11-28). Under standard (as under freestyle, with its own
 /// reductions and breadth): 218.5-181.5 in 400 games (+32.2 +/- 33.8, H1 after 398; a run before
-/// stood at 222-206 in 428). Under caro: 342.5-319.5 in 662 games (+12.1 +/- 26.2) and 373-335
-/// in 708 (+18.7 +/- 25.2, LLR 2.11), neither decided, then 264.5-273.5 in 538 (-5.8 +/- 29.0,
-/// H0), so caro keeps the wide tree.
+/// stood at 222-206 in 428). Under caro it was undecided, then H0 (264.5-273.5 in 538), while
+/// the search took caro fours that a stone beside them stops for unstoppable; once it knew
+/// them (2026-12-02): caro 94-65 in 159 games (+64.1 +/- 51.2, H1), caro with overlines
+/// 106.5-78.5 in 185 (+53.0 +/- 47.6, H1). Self-play at 100k nodes a move, as above.
 fn narrow_tree(rule: Rule) -> bool {
-    matches!(rule, Rule::Renju | Rule::Freestyle | Rule::Standard)
+    matches!(
+        rule,
+        Rule::Renju | Rule::Freestyle | Rule::Standard | Rule::Caro | Rule::CaroOverlines
+    )
 }
 
 /// Whether Step 8's policy reduction also runs where the opponent has a fork point (a double
