@@ -1329,28 +1329,12 @@ impl<'a> Searcher<'a> {
                 counter_fours.push(sq);
             }
         }
-        let mut sub = Vec::new();
         // Step 1: a four must be blocked, on its point (or beside it under caro, see
         // `five_blocks`); black may be unable to. Every block must lose.
         if !att_fives.is_empty() {
             let mut blocks = five_blocks(&mut self.pos, attacker, &att_fives);
             blocks.retain(|b| !info(&mut self.pos, b, defender).forbidden);
-            let mut longest: Option<Vec<Sq>> = None;
-            for &f in blocks.as_slice() {
-                self.pos.make(f);
-                let won = self.attack(attacker, depth, &mut sub);
-                self.pos.unmake();
-                if !won || self.aborted {
-                    return false;
-                }
-                if longest.as_ref().is_none_or(|l| sub.len() + 1 > l.len()) {
-                    let mut l = vec![f];
-                    l.append(&mut sub);
-                    longest = Some(l);
-                }
-            }
-            line.extend(longest.unwrap_or_default());
-            return true;
+            return self.every_defence_loses(attacker, depth, blocks.as_slice(), line);
         }
         // Step 2: no open-four threat left: the attack has fizzled.
         let Some(f) = att_flex else {
@@ -1364,10 +1348,22 @@ impl<'a> Searcher<'a> {
             .filter(|&sq| sq == f || on_lines(&self.pos, f, sq) || counter_fours.contains(&sq))
             .collect();
         defences.retain(|&sq| !info(&mut self.pos, sq, defender).forbidden);
-        // The line kept is the longest: the defender picks the defence that lasts, so the win's
-        // announced length is that of the longest defence, never shorter.
+        self.every_defence_loses(attacker, depth, &defences, line)
+    }
+
+    // Whether the attacker still wins after each of the defender's `defences`. The line kept is
+    // the longest: the defender picks the defence that lasts, so the win's announced length is
+    // that of the longest defence, never shorter.
+    fn every_defence_loses(
+        &mut self,
+        attacker: Color,
+        depth: u32,
+        defences: &[Sq],
+        line: &mut Vec<Sq>,
+    ) -> bool {
+        let mut sub = Vec::new();
         let mut longest: Option<Vec<Sq>> = None;
-        for d in defences {
+        for &d in defences {
             self.pos.make(d);
             let won = self.attack(attacker, depth, &mut sub);
             self.pos.unmake();
