@@ -95,10 +95,27 @@ fn five_blocks(pos: &mut Position, attacker: Color, fives: &[Sq]) -> FivePoints 
         Color::Black => crate::pattern::BLACK,
         Color::White => crate::pattern::WHITE,
     };
-    let mut tried: Vec<Sq> = Vec::with_capacity(3 * fives.len());
+    let defender = attacker.opponent();
+    // Each candidate is tried where it is found: no list of them on this hot path (a caro
+    // four's every answer). The patterns read between tries are those of the position, which
+    // a placed and removed stone leaves as they were.
+    let was_lean = pos.set_lean(true);
+    let mut try_block = |pos: &mut Position, t: Sq| {
+        if pos.is_empty(t) && !out.as_slice().contains(&t) {
+            pos.place(t, defender);
+            let stops = !pos.has_five(attacker);
+            pos.unplace(t, defender);
+            if stops {
+                out.push(t);
+            }
+        }
+    };
     for &f in fives {
-        tried.push(f);
-        for d in (0..4).filter(|&d| pos.pat(f, attacker, d) == Pat::Five) {
+        try_block(pos, f);
+        for d in 0..4 {
+            if pos.pat(f, attacker, d) != Pat::Five {
+                continue;
+            }
             let delta = pos.deltas[d];
             for step in [-delta, delta] {
                 // The row through f runs over the attacker's stones; the cell past it is an
@@ -107,19 +124,7 @@ fn five_blocks(pos: &mut Position, attacker: Color, fives: &[Sq]) -> FivePoints 
                 while pos.cell(t as Sq) == own {
                     t += step;
                 }
-                tried.push(t as Sq);
-            }
-        }
-    }
-    let defender = attacker.opponent();
-    let was_lean = pos.set_lean(true);
-    for t in tried {
-        if pos.is_empty(t) && !out.as_slice().contains(&t) {
-            pos.place(t, defender);
-            let stops = !pos.has_five(attacker);
-            pos.unplace(t, defender);
-            if stops {
-                out.push(t);
+                try_block(pos, t as Sq);
             }
         }
     }
