@@ -75,6 +75,11 @@ impl Case {
         self.board().size()
     }
 
+    /// A position whose forced win the engine must announce: not a regression case.
+    fn is_plain(&self) -> bool {
+        self.known_bug.is_none() && self.false_win.is_none()
+    }
+
     fn is_small(&self) -> bool {
         self.size().width().is_some_and(|w| w < 15)
     }
@@ -406,8 +411,7 @@ impl Solver {
         self.stack.push(p);
         // The five points: p is taken; c's new ones have p in their row, so lie within four
         // points of p along a line; where a row must be exactly five, p may lengthen one of
-        // c's rows past five. The other colour's rows are untouched but under caro, where p may
-        // block one's end.
+        // c's rows past five. The other colour's rows are untouched but under caro (below).
         self.fives_before.push(self.fives.clone());
         for f in &mut self.fives {
             f.retain(|&q| q != p);
@@ -1323,7 +1327,7 @@ fn the_solvers_forbidden_points_are_the_rules() {
 #[test]
 fn announced_wins_are_real() {
     let start = Instant::now();
-    let cases = cases_where(|c| !c.is_small() && c.known_bug.is_none() && c.false_win.is_none());
+    let cases = cases_where(|c| !c.is_small() && c.is_plain());
     let (confirmed, failures) = check_cases(&cases);
     eprintln!(
         "{confirmed} announced wins confirmed in {:.1}s",
@@ -1337,7 +1341,7 @@ fn announced_wins_are_real() {
 #[test]
 fn small_boards_announced_wins_are_no_shorter_than_the_shortest() {
     let start = Instant::now();
-    let cases = cases_where(|c| c.is_small() && c.known_bug.is_none() && c.false_win.is_none());
+    let cases = cases_where(|c| c.is_small() && c.is_plain());
     let mut confirmed = 0;
     let mut failures = Vec::new();
     for case in &cases {
@@ -1397,7 +1401,7 @@ fn small_boards_announced_wins_are_no_shorter_than_the_shortest() {
 #[test]
 fn vcf_and_vct_lines_are_real() {
     let start = Instant::now();
-    let cases = cases_where(|c| c.known_bug.is_none() && c.false_win.is_none());
+    let cases = cases_where(Case::is_plain);
     let stop = AtomicBool::new(false);
     let mut engine = Engine::new(16);
     let (mut vcfs, mut vcts) = (0, 0);
