@@ -17,11 +17,11 @@
 //! single position by the table's size alone, see `docs/levels.md`, 2026-11-28), and holding 95%
 //! of it meant holding all. The 67 positions added then are every position to defend in 100
 //! freestyle games (40 positions) and 100 renju games (27) against Carbon 2.3, without a choice
-//! among them. (Before that: 12 of the 14 held at
-//! 200,000 nodes before freestyle took the narrow tree, which sees the holding i7 of `h8 i9 e7 f8
-//! i5 h9 f6 g9 f9 i10 g5 h4 d8 c9 h5 f5` from 400,000 nodes instead of 150,000 and won its
-//! self-play games; see `docs/levels.md`, 2026-11-28; 11 until a search cut short stopped playing
-//! a first move its last iteration had just proven lost.)
+//! among them. (Before that: 12 of the 14 held at 200,000 nodes before freestyle took the narrow
+//! tree, which sees the holding i7 of `h8 i9 e7 f8 i5 h9 f6 g9 f9 i10 g5 h4 d8 c9 h5 f5` from
+//! 400,000 nodes instead of 150,000 and won its self-play games; see `docs/levels.md`,
+//! 2026-11-28; 11 until a search cut short stopped playing a first move its last iteration had
+//! just proven lost.)
 //!
 //! The engine here has a 64 MB table, what `pbrain-tengen` and `tengen analyze` take by
 //! default. The result leans on the table size (see `docs/levels.md`, 2026-11-28): over
