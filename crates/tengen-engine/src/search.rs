@@ -401,10 +401,10 @@ const SINGULAR_MARGIN: i32 = 3;
 const IIR_DEPTH: i32 = 4;
 
 /// Step 9b's correction history: entries in 1/64 of an evaluation unit, bounded by 64 units;
-/// an entry counts for half (at most 32 units, about an open three and a half). At half, +51.6
-/// +/- 49.2 Elo under freestyle (self-play at 100k nodes a move, H1 after 181 games), and the
-/// defence set held at the goal (77 of 81 at 1,000,000 nodes); counted in full, +17.0 +/- 25.9
-/// in 673 games (no decision) and 76 held.
+/// an entry counts for half (at most 32 units, about an open three and a half). At half, under
+/// freestyle, self-play at 100k nodes a move: +51.6 +/- 49.2 Elo (H1 after 181 games) and +30.1
+/// +/- 32.1 (H1 after 440), and the defence set held at the goal (77 of 81 at 1,000,000 nodes);
+/// counted in full, +17.0 +/- 25.9 in 673 games (no decision) and 76 held.
 const CORRECTION_GRAIN: i32 = 64;
 const CORRECTION_MAX: i32 = 64 * CORRECTION_GRAIN;
 const CORRECTION_APPLIED: i32 = 2 * CORRECTION_GRAIN;
