@@ -511,7 +511,7 @@ impl<'a> Searcher<'a> {
 
     fn update_history(&mut self, slot: usize, bonus: i32) {
         if let Some(h) = self.history.get_mut(slot) {
-            *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+            add_with_gravity(h, bonus, HISTORY_MAX);
         }
     }
 
@@ -977,8 +977,7 @@ impl<'a> Searcher<'a> {
         let bonus = (diff.clamp(-limit, limit) * CORRECTION_GRAIN * depth.clamp(1, 8) / 8)
             .clamp(-CORRECTION_MAX / 4, CORRECTION_MAX / 4);
         let slot = self.correction_slot();
-        let entry = &mut self.correction[slot];
-        *entry += bonus - *entry * bonus.abs() / CORRECTION_MAX;
+        add_with_gravity(&mut self.correction[slot], bonus, CORRECTION_MAX);
     }
 
     /// Whether the side to move stands better by the static evaluation than two plies before,
@@ -1899,6 +1898,13 @@ fn multi_cut(rule: Rule) -> bool {
 /// middlegame; standard has no Step 6b.
 fn negative_extension(rule: Rule) -> bool {
     rule == Rule::Freestyle
+}
+
+/// Adds `bonus` (at most `max` in size) to a history-like `entry`, less the entry's own pull
+/// towards zero in proportion to the bonus: the entry stays within ±`max`, and recent updates
+/// count more than old ones.
+fn add_with_gravity(entry: &mut i32, bonus: i32, max: i32) {
+    *entry += bonus - *entry * bonus.abs() / max;
 }
 
 /// Whether Steps 5 and 5b read the evaluation with Step 9b's correction history added:
