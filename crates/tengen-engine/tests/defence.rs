@@ -6,10 +6,12 @@
 //!
 //! The goal is to hold 95% of them at a fixed node budget, 1,000,000 nodes (what one thread
 //! searches in about 2 s a move on the 2-core test machine). Of the 81 positions the engine holds
-//! 78 there (96.3%; the goal is 77) and 69 at 200,000 nodes (about half a second). Those are the
+//! 77 there (95.1%, the goal) and 69 at 200,000 nodes (about half a second). Those are the
 //! floors the two tests keep, so that a change that loses a defence shows. Renju's correction
 //! history (2026-12-06, the same step as freestyle's, below) holds one renju position more
-//! at each budget (77 and 68 before it). Freestyle's correction
+//! at each budget (77 and 68 before it); freestyle's second correction table, by the last
+//! stone (the same day; +39.5 +/- 39.1 Elo in self-play), then gave up one freestyle position
+//! at 1,000,000 nodes (78 before it). Freestyle's correction
 //! history (Step 9b in `src/search.rs`, 2026-12-06; +51.6 +/- 49.2 Elo in self-play) cost two
 //! freestyle positions at 1,000,000 nodes, where the search before held 79; counted in full
 //! instead of at half it cost three, below the goal. Until freestyle's negative extension (Step
@@ -55,7 +57,7 @@ use tengen_rules::{BoardSize, Game, Rule, parse_point, point_name};
 
 /// The budgets the engine gets for each position, and how many of the 81 it holds at each today:
 /// the floors the tests keep (the goal, 95% at 1,000,000 nodes, is 77).
-const LONG: (u64, usize) = (1_000_000, 78);
+const LONG: (u64, usize) = (1_000_000, 77);
 const SHORT: (u64, usize) = (200_000, 69);
 
 struct Case {
