@@ -7,19 +7,21 @@
 //! The goal is to hold 95% of them at a fixed node budget, 1,000,000 nodes (what one thread
 //! searches in about 2 s a move on the 2-core test machine). Of the 81 positions the engine holds
 //! 77 there (95.1%, the goal) and 69 at 200,000 nodes (about half a second). Those are the
-//! floors the two tests keep, so that a change that loses a defence shows. Renju's correction
-//! history (2026-12-06, the same step as freestyle's, below) holds one renju position more
-//! at each budget (77 and 68 before it); freestyle's second correction table, by the last
-//! stone (the same day; +39.5 +/- 39.1 Elo in self-play), then gave up one freestyle position
-//! at 1,000,000 nodes (78 before it). Freestyle's correction
-//! history (Step 9b in `src/search.rs`, 2026-12-06; +51.6 +/- 49.2 Elo in self-play) cost two
-//! freestyle positions at 1,000,000 nodes, where the search before held 79; counted in full
-//! instead of at half it cost three, below the goal. Until freestyle's negative extension (Step
-//! 6d, 2026-12-02) it held 76 and 71: the three freestyle positions it missed at 1,000,000 nodes
-//! (in two of them the moves it played lost to attacks 23 plies long) it then held, and at 200,000
-//! nodes it missed three freestyle ones more. The two renju positions it missed at 1,000,000
-//! nodes until renju's correction history (one since) came in on 2026-12-02. Every position not
-//! held is printed.
+//! floors the two tests keep, so that a change that loses a defence shows. Their history, all
+//! in `src/search.rs` and `docs/levels.md`:
+//! - freestyle's negative extension (Step 6d, 2026-12-02): 76 and 71 -> 79 and 68. It held the
+//!   three freestyle positions missed at 1,000,000 nodes (in two of them the moves played lost
+//!   to attacks 23 plies long) and missed three freestyle ones more at 200,000. The two it
+//!   still missed at 1,000,000 were renju positions that came in that day;
+//! - freestyle's correction history (Step 9b, 2026-12-06; +51.6 +/- 49.2 Elo in self-play):
+//!   79 -> 77 at 1,000,000 nodes, two freestyle positions given up (counted in full instead of
+//!   at half it gave up three, below the goal);
+//! - renju's correction history (the same day): 77 and 68 -> 78 and 69, one renju position
+//!   more at each budget;
+//! - freestyle's second correction table, by the last stone (the same day; +39.5 +/- 39.1 Elo
+//!   in self-play): 78 -> 77 at 1,000,000 nodes, one freestyle position given up.
+//!
+//! Every position not held is printed.
 //!
 //! Until 2026-12-02 the set had 14 positions, and the engine held all 14 at 1,000,000 nodes and
 //! 12 at 200,000. So small a set could not tell one change from another (several lost or won a
