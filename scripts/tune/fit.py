@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Fits the evaluation's weights to game results (Texel-style logistic regression).
 
-usage: fit.py FEATURES.csv OUTDIR [--search-weight W] [--threats-over DIR]
+usage: fit.py FEATURES.csv OUTDIR [--search-weight W] [--threats-over DIR] [--no-threats]
 
-Writes OUTDIR/freestyle.txt and OUTDIR/renju.txt (for each rule FEATURES.csv holds positions
-of), the weights files the engine embeds from crates/tengen-engine/data/eval/ and
+Writes OUTDIR/freestyle.txt, OUTDIR/renju.txt, OUTDIR/standard.txt and OUTDIR/caro.txt (for
+each rule FEATURES.csv holds positions of), the weights files the engine embeds from crates/tengen-engine/data/eval/ and
 `pbrain-tengen --eval FILE` reads.
 
 FEATURES.csv is what `cargo run --release -p tengen-engine --example eval_features` prints.
-For freestyle and for renju apart: positions are in game order, the first 80% train and the
+For each rule apart: positions are in game order, the first 80% train and the
 last 20% are held out. The model is an intercept (having the move) and the features, fitted by
 Newton's method with an L2 penalty on the standardised features (stronger for renju, which
 has five times fewer positions: 1e-2 there held out as well as any and moved the weights least); the printed weights are
@@ -19,6 +19,9 @@ With a `search` column (`eval_features --search-nodes N`) and `--search-weight W
 target is no longer the result alone but W times the search's verdict (its score read as a logit
 at the evaluation's scale) plus 1 - W times the result: the evaluation learns what a search of
 the position would say as well as who won. Held-out losses are always against the results.
+
+With `--no-threats` the threat masks are left out of the fit (their weights stay zero): caro's
+fit with its 106 masks lost in games where the same fit without them won.
 
 With `--threats-over DIR` the weights of DIR's file for the rule are kept as they are and only
 the threat masks (and the tempo) are fitted on top of them: a mask's weight is the sum of a term
@@ -31,11 +34,15 @@ import sys
 import numpy as np
 
 SCALE = 150
-L2 = {0: 1e-3, 1: 1e-2}
+# The penalty by rule code (eval_features: 0 freestyle, 1 renju, 2 standard, 3 caro); the rules
+# with fewer positions take renju's.
+L2 = {0: 1e-3, 1: 1e-2, 2: 1e-2, 3: 1e-2}
 PATS = ["two", "two_open", "three", "three_open", "four", "four_double", "four_open"]
 
 data = np.genfromtxt(sys.argv[1], delimiter=",", names=True)
 names = [n for n in data.dtype.names if n not in ("result", "rule", "black_to_move", "search")]
+if "--no-threats" in sys.argv:
+    names = [n for n in names if not n.startswith("threat_")]
 THREATS_OVER = None
 if "--threats-over" in sys.argv:
     THREATS_OVER = sys.argv[sys.argv.index("--threats-over") + 1]
@@ -175,7 +182,7 @@ def weights_file(rule, f):
 
 
 out_dir = sys.argv[2]
-for code, rule in [(0, "Freestyle"), (1, "Renju")]:
+for code, rule in [(0, "Freestyle"), (1, "Renju"), (2, "Standard"), (3, "Caro")]:
     rows = data[data["rule"] == code]
     if len(rows) == 0:
         continue

@@ -1,7 +1,7 @@
 //! Reads the tuning's game list on standard input (one game a line: `RULE RESULT MOVES...`,
 //! RESULT being black's score; see `scripts/tune/records_to_games.py`) and prints one CSV line
 //! per quiet position: the side to move's result (1, 0.5 or 0), the rule (0 freestyle,
-//! 1 renju, 2 other), whether black is to move, then the evaluation's features.
+//! 1 renju, 2 standard, 3 caro), whether black is to move, then the evaluation's features.
 //!
 //! `--search-nodes N` adds a last column, `search`: the engine's own score of the position for
 //! the side to move after a search of N nodes on one thread (a proven win or loss as ±3000,
@@ -69,7 +69,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let rule_code = match rule {
             Rule::Freestyle => 0,
             Rule::Renju => 1,
-            _ => 2,
+            Rule::Standard => 2,
+            Rule::Caro | Rule::CaroOverlines => 3,
         };
         // Each game's searches start from an empty table, so a part's output does not depend
         // on which games came before it.
