@@ -4,8 +4,8 @@
 usage: fit.py FEATURES.csv OUTDIR [--search-weight W] [--threats-over DIR] [--no-threats]
 
 Writes OUTDIR/freestyle.txt, OUTDIR/renju.txt, OUTDIR/standard.txt and OUTDIR/caro.txt (for
-each rule FEATURES.csv holds positions of), the weights files the engine embeds from crates/tengen-engine/data/eval/ and
-`pbrain-tengen --eval FILE` reads.
+each rule FEATURES.csv holds positions of), the weights files the engine embeds from
+crates/tengen-engine/data/eval/ and `pbrain-tengen --eval FILE` reads.
 
 FEATURES.csv is what `cargo run --release -p tengen-engine --example eval_features` prints.
 For each rule apart: positions are in game order, the first 80% train and the
