@@ -34,9 +34,9 @@ import sys
 import numpy as np
 
 SCALE = 150
-# The penalty by rule code (eval_features: 0 freestyle, 1 renju, 2 standard, 3 caro); the rules
-# with fewer positions take renju's.
-L2 = {0: 1e-3, 1: 1e-2, 2: 1e-2, 3: 1e-2}
+# The rules by eval_features' code, each with its L2 penalty: the rules with fewer positions than
+# freestyle take renju's.
+RULES = [(0, "Freestyle", 1e-3), (1, "Renju", 1e-2), (2, "Standard", 1e-2), (3, "Caro", 1e-2)]
 PATS = ["two", "two_open", "three", "three_open", "four", "four_double", "four_open"]
 
 data = np.genfromtxt(sys.argv[1], delimiter=",", names=True)
@@ -182,14 +182,14 @@ def weights_file(rule, f):
 
 
 out_dir = sys.argv[2]
-for code, rule in [(0, "Freestyle"), (1, "Renju"), (2, "Standard"), (3, "Caro")]:
+for code, rule, l2 in RULES:
     rows = data[data["rule"] == code]
     if len(rows) == 0:
         continue
     if THREATS_OVER:
-        f = fit_threats(rows, L2[code], read_weights(f"{THREATS_OVER}/{rule.lower()}.txt"))
+        f = fit_threats(rows, l2, read_weights(f"{THREATS_OVER}/{rule.lower()}.txt"))
     else:
-        f = fit(rows, L2[code])
+        f = fit(rows, l2)
     print(f"{rule}: {f['positions']} positions, held-out loss hand-set {f['hand_set']:.4f}, "
           f"fitted {f['held_out']:.4f} (train {f['train']:.4f})", file=sys.stderr)
     with open(f"{out_dir}/{rule.lower()}.txt", "w") as out:
