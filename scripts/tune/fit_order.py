@@ -4,20 +4,21 @@
 usage: fit_order.py ORDER.bin OUTDIR [TABLE...]
 
 ORDER.bin is what `cargo run --release -p tengen-engine --example order_features` writes from
-the tuning's game list. For each of the three tables (freestyle and the other rules; renju
-with black to move; renju with white to move) apart: positions are in game order, the first
+the tuning's game list. For each of the five tables (freestyle; renju with black to move;
+renju with white to move; standard; caro) apart: positions are in game order, the first
 80% train and the last 20% are held out. A candidate's score is the sum of its twelve table
 weights; the model is the softmax of the scores over the position's candidates, the target the
 move played, fitted by full-batch Adam with a small L2 penalty. The hand-set ordering (pattern
 weights, the opponent's at 4/5) is scored the same way at its best temperature, for comparison.
-Writes OUTDIR/order_{freestyle,renju_black,renju_white}.txt (or only the TABLEs named): one weight a line, in units where
-the hand-set ordering's spread is matched (so the search's history keeps its weight).
+Writes OUTDIR/order_{freestyle,renju_black,renju_white,standard,caro}.txt (or only the TABLEs
+named): one weight a line, in units where the hand-set ordering's spread is matched (so the
+search's history keeps its weight).
 """
 import sys
 
 import numpy as np
 
-TABLES = ["freestyle", "renju_black", "renju_white"]
+TABLES = ["freestyle", "renju_black", "renju_white", "standard", "caro"]
 ORDER_WEIGHT = np.array([0, 4, 12, 14, 60, 70, 500, 600, 10_000, 0], dtype=np.float64)
 PATS, PAIRS, PLACES = 10, 26, 9
 N_WEIGHTS = 2 * PATS + 2 * PAIRS + 2 * PLACES

@@ -88,8 +88,8 @@ pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
 /// indices of each (see `scripts/tune/fit_order.py`).
 #[derive(Clone, Debug)]
 pub struct OrderSample {
-    /// Which weight table the position uses (0 freestyle and the others, 1 renju with black to
-    /// move, 2 renju with white to move).
+    /// Which weight table the position uses (0 freestyle, 1 renju with black to move, 2 renju
+    /// with white to move, 3 standard, 4 caro).
     pub table: usize,
     /// Whether the moves answer an open three (the search's forced case).
     pub forced: bool,

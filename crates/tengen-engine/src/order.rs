@@ -1,9 +1,10 @@
-//! The static part of move ordering under renju: what a stone on an empty cell would make for
-//! each colour, and where it lies against the last two stones, as indices into a table of
-//! weights fitted to the moves played in games (`scripts/tune/fit_order.py`). Self-play at
-//! 40,000 nodes a move against the hand-set order (pattern weights): renju +35 Elo (H1);
-//! freestyle's fit (without the places) scored +20 ± 28 in 600 games and +5 ± 34 in 399 at
-//! 150 ms a move, no decision, so the other rules keep the hand-set order.
+//! The static part of move ordering under renju and standard: what a stone on an empty cell
+//! would make for each colour, and where it lies against the last two stones, as indices into a
+//! table of weights fitted to the moves played in games (`scripts/tune/fit_order.py`).
+//! Self-play against the hand-set order (pattern weights): renju +35 Elo at 40,000 nodes a move
+//! (H1), standard +49 at 100,000 (H1); freestyle's fit (without the places) scored +20 ± 28 in
+//! 600 games and +5 ± 34 in 399 at 150 ms a move, no decision, so freestyle and caro keep the
+//! hand-set order.
 
 use tengen_rules::Color;
 
@@ -77,13 +78,17 @@ fn place_of(dx: i32, dy: i32) -> u8 {
     (dist as u8 - 1) + if on_line { 0 } else { 4 }
 }
 
-/// Which table a position's samples are fitted to: 0 freestyle and the other rules, 1 renju
-/// with black to move, 2 renju with white to move (black's moves being restricted).
+/// Which table a position's samples are fitted to: 0 freestyle, 1 renju with black to move, 2
+/// renju with white to move (black's moves being restricted), 3 standard, 4 caro (with or
+/// without overlines).
 pub(crate) fn table_kind(rule: tengen_rules::Rule, side: Color) -> usize {
+    use tengen_rules::Rule;
     match (rule, side) {
-        (tengen_rules::Rule::Renju, Color::Black) => 1,
-        (tengen_rules::Rule::Renju, Color::White) => 2,
-        _ => 0,
+        (Rule::Freestyle, _) => 0,
+        (Rule::Renju, Color::Black) => 1,
+        (Rule::Renju, Color::White) => 2,
+        (Rule::Standard, _) => 3,
+        (Rule::Caro | Rule::CaroOverlines, _) => 4,
     }
 }
 
@@ -109,19 +114,20 @@ impl OrderTable {
     }
 
     /// The fitted table the search orders by under `rule` with `side` to move, if the rule has
-    /// one (renju only), read once from the embedded files.
+    /// one (renju and standard), read once from the embedded files.
     pub(crate) fn for_rule(rule: tengen_rules::Rule, side: Color) -> Option<&'static OrderTable> {
-        static TABLES: std::sync::OnceLock<[OrderTable; 2]> = std::sync::OnceLock::new();
+        static TABLES: std::sync::OnceLock<[OrderTable; 3]> = std::sync::OnceLock::new();
         let tables = TABLES.get_or_init(|| {
             [
                 include_str!("../data/order/order_renju_black.txt"),
                 include_str!("../data/order/order_renju_white.txt"),
+                include_str!("../data/order/order_standard.txt"),
             ]
             .map(|text| OrderTable::new(parse_table(text)))
         });
         match table_kind(rule, side) {
-            0 => None,
-            kind => Some(&tables[kind - 1]),
+            kind @ 1..=3 => Some(&tables[kind - 1]),
+            _ => None,
         }
     }
 
@@ -183,12 +189,13 @@ mod tests {
     use tengen_rules::{Board, BoardSize, Rule};
 
     /// The search's table reads give the sum of the weights of the features the fit saw, on
-    /// every empty cell of positions from random renju games, both colours to move.
+    /// every empty cell of positions from random games under each rule with tables, both
+    /// colours to move.
     #[test]
     fn the_fast_score_is_the_sum_of_the_features_weights() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut checked = 0;
-        for rule in [Rule::Renju] {
+        for rule in [Rule::Renju, Rule::Standard] {
             for game in 0..20 {
                 let mut board = Board::new(BoardSize::STANDARD);
                 let mut pos = Position::new(&board, rule, Color::Black);
@@ -202,7 +209,7 @@ mod tests {
                     pos.make(sq);
                 }
                 let me = pos.side();
-                let table = OrderTable::for_rule(rule, me).expect("renju has tables");
+                let table = OrderTable::for_rule(rule, me).expect("the rule has tables");
                 let (last, prev) = (pos.last_move(), pos.move_before_last());
                 for &sq in pos.playable() {
                     if !pos.is_empty(sq) {
@@ -233,7 +240,7 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 2_500);
+        assert!(checked > 5_000);
     }
 
     #[test]
@@ -241,18 +248,21 @@ mod tests {
         for text in [
             include_str!("../data/order/order_renju_black.txt"),
             include_str!("../data/order/order_renju_white.txt"),
+            include_str!("../data/order/order_standard.txt"),
         ] {
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), ORDER_WEIGHTS);
             assert!(lines.iter().all(|l| l.trim().parse::<i32>().is_ok()));
         }
         // An open three of one's own orders before a bare cell in every table.
-        for side in [Color::Black, Color::White] {
-            let w = &OrderTable::for_rule(Rule::Renju, side)
-                .expect("a table")
-                .weights;
-            assert!(w[OWN_PAT + Pat::ThreeOpen as usize] > w[OWN_PAT + Pat::None as usize]);
+        for rule in [Rule::Renju, Rule::Standard] {
+            for side in [Color::Black, Color::White] {
+                let w = &OrderTable::for_rule(rule, side).expect("a table").weights;
+                assert!(w[OWN_PAT + Pat::ThreeOpen as usize] > w[OWN_PAT + Pat::None as usize]);
+            }
         }
-        assert!(OrderTable::for_rule(Rule::Freestyle, Color::Black).is_none());
+        for rule in [Rule::Freestyle, Rule::Caro, Rule::CaroOverlines] {
+            assert!(OrderTable::for_rule(rule, Color::Black).is_none());
+        }
     }
 }
