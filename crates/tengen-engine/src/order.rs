@@ -117,15 +117,8 @@ impl OrderTable {
     /// one (all but freestyle), read once from the embedded files.
     pub(crate) fn for_rule(rule: tengen_rules::Rule, side: Color) -> Option<&'static OrderTable> {
         static TABLES: std::sync::OnceLock<[OrderTable; 4]> = std::sync::OnceLock::new();
-        let tables = TABLES.get_or_init(|| {
-            [
-                include_str!("../data/order/order_renju_black.txt"),
-                include_str!("../data/order/order_renju_white.txt"),
-                include_str!("../data/order/order_standard.txt"),
-                include_str!("../data/order/order_caro.txt"),
-            ]
-            .map(|text| OrderTable::new(parse_table(text)))
-        });
+        let tables =
+            TABLES.get_or_init(|| EMBEDDED_TABLES.map(|text| OrderTable::new(parse_table(text))));
         match table_kind(rule, side) {
             0 => None,
             kind => Some(&tables[kind - 1]),
@@ -174,6 +167,14 @@ pub(crate) fn places_by_diff(stride: isize) -> Vec<u8> {
     }
     places
 }
+
+/// The fitted tables' files, by [`table_kind`] less one (freestyle has none).
+const EMBEDDED_TABLES: [&str; 4] = [
+    include_str!("../data/order/order_renju_black.txt"),
+    include_str!("../data/order/order_renju_white.txt"),
+    include_str!("../data/order/order_standard.txt"),
+    include_str!("../data/order/order_caro.txt"),
+];
 
 /// One weight a line; the embedded files are written by the fit and checked by a test.
 fn parse_table(text: &str) -> [i32; ORDER_WEIGHTS] {
@@ -246,12 +247,7 @@ mod tests {
 
     #[test]
     fn the_embedded_tables_are_whole() {
-        for text in [
-            include_str!("../data/order/order_renju_black.txt"),
-            include_str!("../data/order/order_renju_white.txt"),
-            include_str!("../data/order/order_standard.txt"),
-            include_str!("../data/order/order_caro.txt"),
-        ] {
+        for text in EMBEDDED_TABLES {
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), ORDER_WEIGHTS);
             assert!(lines.iter().all(|l| l.trim().parse::<i32>().is_ok()));
