@@ -116,7 +116,8 @@ impl OrderTable {
     /// The fitted table the search orders by under `rule` with `side` to move, if the rule has
     /// one (all but freestyle), read once from the embedded files.
     pub(crate) fn for_rule(rule: tengen_rules::Rule, side: Color) -> Option<&'static OrderTable> {
-        static TABLES: std::sync::OnceLock<[OrderTable; 4]> = std::sync::OnceLock::new();
+        static TABLES: std::sync::OnceLock<[OrderTable; EMBEDDED_TABLES.len()]> =
+            std::sync::OnceLock::new();
         let tables =
             TABLES.get_or_init(|| EMBEDDED_TABLES.map(|text| OrderTable::new(parse_table(text))));
         match table_kind(rule, side) {

@@ -262,10 +262,10 @@ pub(crate) fn generate(pos: &mut Position, scratch: &mut Vec<Sq>) -> Gen {
     };
     // The static order. Under renju, standard and caro, weights fitted to the moves played in
     // games, by what a stone makes for each side and where it lies against the last two stones:
-    // renju +35 +/- 28 Elo against the pattern weights below (self-play, 583 games at 40k nodes, H1),
-    // +37 +/- 30 at 150 ms a move (H1 after 512 games), though a node costs 12% more; standard
-    // +49 +/- 45 (220 games at 100k nodes, H1), caro +32 +/- 34 (359 games, H1). Under
-    // freestyle the pattern weights, the opponent's at 4/5 (its fit gained no decision).
+    // renju +35 +/- 28 Elo against the pattern weights below (self-play, 583 games at 40k
+    // nodes, H1), +37 +/- 30 at 150 ms a move (H1 after 512 games), though a node costs 12%
+    // more; standard +49 +/- 45 (220 games at 100k nodes, H1), caro +32 +/- 34 (359 games, H1).
+    // Under freestyle the pattern weights, the opponent's at 4/5 (its fit gained no decision).
     if let Some(table) = crate::order::OrderTable::for_rule(pos.rule(), me) {
         let (last, prev) = (pos.last_move(), pos.move_before_last());
         for m in &mut moves {
