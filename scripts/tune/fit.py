@@ -2,6 +2,7 @@
 """Fits the evaluation's weights to game results (Texel-style logistic regression).
 
 usage: fit.py FEATURES.csv OUTDIR [--search-weight W] [--threats-over DIR] [--no-threats]
+              [--minus-parent]
 
 Writes OUTDIR/freestyle.txt, OUTDIR/renju.txt, OUTDIR/standard.txt and OUTDIR/caro.txt (for
 each rule FEATURES.csv holds positions of), the weights files the engine embeds from
@@ -22,6 +23,10 @@ the position would say as well as who won. Held-out losses are always against th
 
 With `--no-threats` the threat masks are left out of the fit (their weights stay zero): caro's
 fit with its 106 masks lost in games where the same fit without them won.
+
+With `--minus-parent` FEATURES.csv holds each position's features less those of the position
+before it (`eval_features --minus-parent`), and the weights files say `minus_parent 1`: the
+engine then evaluates that difference, as the fit did.
 
 With `--threats-over DIR` the weights of DIR's file for the rule are kept as they are and only
 the threat masks (and the tempo) are fitted on top of them: a mask's weight is the sum of a term
@@ -46,6 +51,7 @@ if "--no-threats" in sys.argv:
 THREATS_OVER = None
 if "--threats-over" in sys.argv:
     THREATS_OVER = sys.argv[sys.argv.index("--threats-over") + 1]
+MINUS_PARENT = "--minus-parent" in sys.argv
 SEARCH_WEIGHT = 0.0
 if "--search-weight" in sys.argv:
     SEARCH_WEIGHT = float(sys.argv[sys.argv.index("--search-weight") + 1])
@@ -173,6 +179,8 @@ def weights_file(rule, f):
         )
     # A threat mask the games never showed weighs nothing; the engine reads an absent weight
     # as zero, so only the others are written.
+    if MINUS_PARENT:
+        lines.append("minus_parent 1")
     lines += [
         f"{name} {value}"
         for name, value in f["weights"].items()

@@ -8,7 +8,8 @@
 //! twenty times a logit at the evaluation's scale), so that a fit can learn what a search would
 //! say as well as who won; `--eval FILE` has those searches use a weights file instead of the
 //! built-in weights. `--part I/K` reads only every K-th game from the I-th (counting from 0), to
-//! split that slow work between processes.
+//! split that slow work between processes. `--minus-parent` prints each position's features
+//! less those of the position before it (for the evaluation with the `minus_parent` weight).
 
 use std::sync::atomic::AtomicBool;
 
@@ -23,10 +24,15 @@ const DECIDED: i32 = 3000;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut search_nodes = None;
+    let mut minus_parent = false;
     let mut weights = None;
     let (mut part, mut parts) = (0usize, 1usize);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
+        if arg == "--minus-parent" {
+            minus_parent = true;
+            continue;
+        }
         let value = args.next().ok_or(format!("{arg} needs a value"))?;
         match arg.as_str() {
             "--search-nodes" => search_nodes = Some(value.parse::<u64>()?),
@@ -76,11 +82,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // on which games came before it.
         engine.clear_hash();
         let mut board = Board::new(BoardSize::STANDARD);
+        let mut before = board.clone();
         let mut side = Color::Black;
         for (i, &m) in game.moves.iter().enumerate() {
             // The random opening's stones say nothing about the players.
             if i >= 4 {
-                if let Some(f) = tengen_engine::features::features(&board, rule, side) {
+                let f = if minus_parent {
+                    tengen_engine::features::features_minus_parent(&before, &board, rule, side)
+                } else {
+                    tengen_engine::features::features(&board, rule, side)
+                };
+                if let Some(f) = f {
                     let y = if side == Color::Black {
                         black_score
                     } else {
@@ -107,6 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     println!("{y},{rule_code},{black},{}{search}", f.join(","));
                 }
             }
+            before = board.clone();
             board.place(m, side)?;
             side = side.opponent();
         }

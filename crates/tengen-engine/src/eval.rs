@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use tengen_rules::Rule;
 
 use crate::pattern::PATS;
-use crate::position::{PAIRS, Position};
+use crate::position::{Counts, PAIRS, Position};
 
 /// The evaluation's weights, as read from a weights file.
 ///
@@ -24,7 +24,8 @@ use crate::position::{PAIRS, Position};
 /// `three_open`, `four`, `four_double`, `four_open`, `five`), `own_pair_A_B` and `opp_pair_A_B` per
 /// line pair (`A` the strongest line, `B` the second, each `2`, `2o`, `3`, `3o` or `4`),
 /// `fork_to_make`, `forks_against`, `own_four_in_hand`, `tempo`, `own_scale N D` (the side to
-/// move's pattern sum is multiplied by `N/D`), `divisor` (the total is divided by it), and one
+/// move's pattern sum is multiplied by `N/D`), `divisor` (the total is divided by it),
+/// `minus_parent 1` (the weighted sum less the position before's, see the field), and one
 /// weight per threat mask, `threat_none` or `threat_` followed by what
 /// each side has somewhere, joined by `_`: for the side to move `3` (an open three to make),
 /// `4` (a four), `33` (a double three), `43` (a four-three); for the opponent the same with an
@@ -60,6 +61,11 @@ pub struct EvalWeights {
     /// Having the move.
     tempo: i32,
     divisor: i32,
+    /// Whether the evaluation is the position's weighted features less those of the position
+    /// before the last move (for its own side to move), plus the tempo: `minus_parent 1` in
+    /// the text form. The difference evens out what the side to move's last stone changed,
+    /// which a plain sum swings by as the search's depth goes from odd to even.
+    minus_parent: bool,
     /// A weight per threat mask ([`Position::threat_mask`]): which combined threats each side
     /// has somewhere, taken together. Whether an open three counts depends on whether the
     /// other side has a four to gain a tempo with; the sums of the other weights cannot say
@@ -180,6 +186,7 @@ impl EvalWeights {
         own_four: 0,
         tempo: 0,
         divisor: 1,
+        minus_parent: false,
         threats: [0; THREAT_MASKS],
     };
 
@@ -268,6 +275,13 @@ impl std::str::FromStr for EvalWeights {
             if !seen.insert(name.to_string()) {
                 return Err(err(format!("`{name}` is given twice")));
             }
+            if name == "minus_parent" {
+                match values[..] {
+                    [v @ (0 | 1)] => w.minus_parent = v == 1,
+                    _ => return Err(err("minus_parent takes 0 or 1".into())),
+                }
+                continue;
+            }
             if name == "own_scale" {
                 match values[..] {
                     [n, d] if d > 0 => w.own_scale = (n, d),
@@ -294,6 +308,9 @@ impl fmt::Display for EvalWeights {
     /// The text form: every weight, named, one a line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "own_scale {} {}", self.own_scale.0, self.own_scale.1)?;
+        if self.minus_parent {
+            writeln!(f, "minus_parent 1")?;
+        }
         for (name, slot) in slots() {
             if matches!(slot, Slot::Threat(_)) && *self.slot(slot) == 0 {
                 continue;
@@ -306,20 +323,37 @@ impl fmt::Display for EvalWeights {
 
 /// Static evaluation from the side to move's point of view.
 pub(crate) fn evaluate(pos: &Position, w: &EvalWeights) -> i32 {
-    let me = pos.side();
+    let now = pos.counts();
+    let e = if w.minus_parent {
+        // Without a move since the position was set up (a search's root), the same stones with
+        // the other side to move stand in for the position before.
+        let before = pos
+            .parent_counts()
+            .unwrap_or_else(|| now.other_side_to_move());
+        sum(now, w) - sum(before, w)
+    } else {
+        sum(now, w)
+    };
+    (e + w.tempo) / w.divisor
+}
+
+/// The weighted features of one position for its side to move, the tempo left out.
+#[inline(always)]
+fn sum(counts: Counts, w: &EvalWeights) -> i32 {
+    let me = counts.side();
     let op = me.opponent();
-    let own = dot(&w.own, pos.pat_counts(me)) * w.own_scale.0 / w.own_scale.1;
-    let mut e = own + dot(&w.opponent, pos.pat_counts(op)) + w.tempo;
-    e += dot(&w.own_pairs, pos.pair_counts(me)) + dot(&w.opponent_pairs, pos.pair_counts(op));
-    if !pos.may_have_four(op) && pos.fork_count(me) > 0 {
+    let own = dot(&w.own, counts.pat_counts(me)) * w.own_scale.0 / w.own_scale.1;
+    let mut e = own + dot(&w.opponent, counts.pat_counts(op));
+    e += dot(&w.own_pairs, counts.pair_counts(me)) + dot(&w.opponent_pairs, counts.pair_counts(op));
+    if !counts.may_have_four(op) && counts.fork_count(me) > 0 {
         e += w.fork_to_make;
     }
-    e += w.per_fork_against * pos.fork_count(op).min(3) as i32;
-    e += w.threats[pos.threat_mask()];
-    if pos.may_have_four(me) {
+    e += w.per_fork_against * counts.fork_count(op).min(3) as i32;
+    e += w.threats[counts.threat_mask()];
+    if counts.may_have_four(me) {
         e += w.own_four;
     }
-    e / w.divisor
+    e
 }
 
 fn dot<const N: usize>(weights: &[i32; N], counts: &[i32; N]) -> i32 {
@@ -413,6 +447,15 @@ mod tests {
     }
 
     #[test]
+    fn minus_parent_reads_and_round_trips() {
+        let w: EvalWeights = "minus_parent 1\ntempo 5".parse().expect("weights");
+        assert!(w.minus_parent);
+        assert_eq!(w.to_string().parse::<EvalWeights>().expect("reads back"), w);
+        let plain: EvalWeights = "minus_parent 0\ntempo 5".parse().expect("weights");
+        assert!(!plain.minus_parent && !plain.to_string().contains("minus_parent"));
+    }
+
+    #[test]
     fn bad_weight_files_say_where() {
         let cases = [
             ("tempo 3\ntempo 4", 2, "twice"),
@@ -421,6 +464,7 @@ mod tests {
             ("divisor 0", 1, "above zero"),
             ("own_scale 6", 1, "two numbers"),
             ("tempo 1.5", 1, "whole number"),
+            ("tempo 1\nminus_parent 2", 2, "0 or 1"),
         ];
         for (text, line, words) in cases {
             let e = text.parse::<EvalWeights>().expect_err("refused");

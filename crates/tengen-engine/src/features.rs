@@ -59,15 +59,58 @@ pub const BASE_NAMES: [&str; 17] = [
 /// ```
 pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
     let pos = Position::new(board, rule, side);
-    let me = side;
-    let op = me.opponent();
-    if pos.has_five(me)
-        || pos.has_five(op)
-        || pos.may_have_open_four(me)
-        || pos.combo_count(me, Combo::FlexFour) > 0
-    {
+    quiet(&pos).then(|| values(&pos))
+}
+
+/// The features of the position `board` less those of the position `before` it (one stone
+/// fewer, the other side to move), for the evaluation that weighs that difference (the weight
+/// `minus_parent`, see [`crate::EvalWeights`]). `None` when `board` is not quiet, as in
+/// [`features`]; `before` need not be.
+///
+/// ```
+/// use tengen_rules::{Board, BoardSize, Color, Point, Rule};
+/// let before = Board::new(BoardSize::STANDARD);
+/// let mut board = before.clone();
+/// board.place(Point::new(7, 7), Color::Black)?;
+/// let f = tengen_engine::features::features_minus_parent(&before, &board, Rule::Freestyle, Color::White)
+///     .unwrap();
+/// assert_eq!(f.len(), tengen_engine::features::names().len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn features_minus_parent(
+    before: &Board,
+    board: &Board,
+    rule: Rule,
+    side: Color,
+) -> Option<Vec<i32>> {
+    let pos = Position::new(board, rule, side);
+    if !quiet(&pos) {
         return None;
     }
+    let parent = Position::new(before, rule, side.opponent());
+    Some(
+        values(&pos)
+            .iter()
+            .zip(values(&parent))
+            .map(|(now, then)| now - then)
+            .collect(),
+    )
+}
+
+// Whether the side to move has no five or straight four to make and the opponent no five.
+fn quiet(pos: &Position) -> bool {
+    let me = pos.side();
+    let op = me.opponent();
+    !(pos.has_five(me)
+        || pos.has_five(op)
+        || pos.may_have_open_four(me)
+        || pos.combo_count(me, Combo::FlexFour) > 0)
+}
+
+// The feature values of `pos` for its side to move, in the order of [`names`].
+fn values(pos: &Position) -> Vec<i32> {
+    let me = pos.side();
+    let op = me.opponent();
     let mut f = Vec::with_capacity(BASE_NAMES.len() + 2 * (PAIRS - 1));
     for c in [me, op] {
         let counts = pos.pat_counts(c);
@@ -81,7 +124,7 @@ pub fn features(board: &Board, rule: Rule, side: Color) -> Option<Vec<i32>> {
     }
     let mask = pos.threat_mask();
     f.extend((0..crate::eval::THREAT_MASKS).map(|m| (m == mask) as i32));
-    Some(f)
+    f
 }
 
 /// One position's move-ordering sample: the moves the search would look at, with the table
@@ -195,5 +238,59 @@ mod tests {
             }
         }
         assert!(compared > 40, "only {compared} quiet positions");
+    }
+
+    /// With `minus_parent`, the evaluation of a position reached by a move in the search is its
+    /// features less the position before's, times the weights, plus `tempo` (what the fit
+    /// takes it to be), and after a pass the same stones with the other side to move stand
+    /// for the position before.
+    #[test]
+    fn the_evaluation_minus_the_parent_is_the_difference_times_the_weights() {
+        let names = names();
+        let mut text = String::from("tempo 7\nminus_parent 1\n");
+        for (i, name) in names.iter().enumerate() {
+            text.push_str(&format!("{name} {}\n", (i as i32 * 37) % 101 - 50));
+        }
+        let weights: EvalWeights = text.parse().expect("every feature is a weight");
+        let by_features = |f: &[i32]| {
+            f.iter()
+                .zip(&names)
+                .map(|(v, n)| v * weights.get(n).expect("a weight"))
+                .sum::<i32>()
+                + 7
+        };
+        let mut seed = 0x5851_f42d_4c95_7f2du64;
+        let mut compared = 0;
+        for rule in [Rule::Freestyle, Rule::Renju, Rule::Caro] {
+            let mut board = Board::new(BoardSize::STANDARD);
+            let mut side = Color::Black;
+            for _ in 0..60 {
+                let p = crate::position::random_point(&mut seed, 3, 9);
+                let before = board.clone();
+                if board.place(p, side).is_err() {
+                    continue;
+                }
+                let mut pos = Position::new(&before, rule, side);
+                pos.make(pos.sq(p).expect("on the board"));
+                side = side.opponent();
+                if let Some(f) = features_minus_parent(&before, &board, rule, side) {
+                    assert_eq!(
+                        evaluate(&pos, &weights),
+                        by_features(&f),
+                        "{rule:?} {board:?}"
+                    );
+                    compared += 1;
+                }
+                pos.pass();
+                if let Some(f) = features_minus_parent(&board, &board, rule, side.opponent()) {
+                    assert_eq!(
+                        evaluate(&pos, &weights),
+                        by_features(&f),
+                        "{rule:?} {board:?}"
+                    );
+                }
+            }
+        }
+        assert!(compared > 30, "only {compared} quiet positions");
     }
 }

@@ -22,6 +22,94 @@ struct Frame {
     pat_counts: [[i32; PATS]; 2],
     pair_counts: [[i32; PAIRS]; 2],
     combo_counts: [[u32; COMBOS]; 2],
+    /// Whether the position before this stone was a pass's (see [`Position::parent_counts`]).
+    passed: bool,
+}
+
+/// The counters the evaluation reads, of one position with its side to move: the present one
+/// ([`Position::counts`]) or the one before ([`Position::parent_counts`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Counts<'a> {
+    side: Color,
+    pat: &'a [[i32; PATS]; 2],
+    pair: &'a [[i32; PAIRS]; 2],
+    combo: &'a [[u32; COMBOS]; 2],
+}
+
+impl Counts<'_> {
+    /// The side to move.
+    #[inline(always)]
+    pub(crate) fn side(&self) -> Color {
+        self.side
+    }
+
+    /// The same stones with the other side to move.
+    #[inline(always)]
+    pub(crate) fn other_side_to_move(self) -> Self {
+        Counts {
+            side: self.side.opponent(),
+            ..self
+        }
+    }
+
+    /// How many (empty cell, direction) pairs give `c` each pattern, by `Pat as usize`.
+    #[inline(always)]
+    pub(crate) fn pat_counts(&self, c: Color) -> &[i32; PATS] {
+        &self.pat[ci(c)]
+    }
+
+    /// How many empty cells give `c` each [`line_pair`] code.
+    #[inline(always)]
+    pub(crate) fn pair_counts(&self, c: Color) -> &[i32; PAIRS] {
+        &self.pair[ci(c)]
+    }
+
+    /// How many empty cells give `c` the combined threat `k`.
+    #[inline(always)]
+    pub(crate) fn combo_count(&self, c: Color, k: Combo) -> u32 {
+        self.combo[ci(c)][k as usize]
+    }
+
+    /// Whether `c` may have a four to make somewhere (see [`Position::may_have_four`]).
+    #[inline(always)]
+    pub(crate) fn may_have_four(&self, c: Color) -> bool {
+        threat_counts_of(self.pat)[1][ci(c)] > 0
+    }
+
+    /// See [`Position::fork_count`].
+    #[inline(always)]
+    pub(crate) fn fork_count(&self, c: Color) -> u32 {
+        self.combo_count(c, Combo::DoubleThree) + self.combo_count(c, Combo::FourThree)
+    }
+
+    /// See [`Position::threat_mask`].
+    #[inline(always)]
+    pub(crate) fn threat_mask(&self) -> usize {
+        let (me, op) = (self.side, self.side.opponent());
+        let has = |c: Color, k: Combo| (self.combo_count(c, k) > 0) as usize;
+        has(me, Combo::Three)
+            | has(me, Combo::Four) << 1
+            | has(me, Combo::DoubleThree) << 2
+            | has(me, Combo::FourThree) << 3
+            | has(op, Combo::Three) << 4
+            | has(op, Combo::Four) << 5
+            | has(op, Combo::DoubleThree) << 6
+            | has(op, Combo::FourThree) << 7
+            | has(op, Combo::FlexFour) << 8
+    }
+}
+
+/// Per colour, how many (empty cell, direction) pairs of `pat` counts make a five, a four (of
+/// any kind) and a straight four.
+#[inline(always)]
+fn threat_counts_of(pat: &[[i32; PATS]; 2]) -> [[u32; 2]; 3] {
+    let n = |c: usize, p: Pat| pat[c][p as usize] as u32;
+    let fours = |c| n(c, Pat::Four) + n(c, Pat::FourDouble) + n(c, Pat::FourOpen);
+    [
+        [n(0, Pat::Five), n(1, Pat::Five)],
+        [fours(0), fours(1)],
+        [n(0, Pat::FourOpen), n(1, Pat::FourOpen)],
+    ]
 }
 
 /// Number of [`Combo`] kinds.
@@ -291,6 +379,8 @@ pub(crate) struct Position {
     /// the combinations and pairs and their counts stay as they were before the first lean
     /// move, and are exact again once it is taken back.
     lean: bool,
+    /// Whether the last move was a pass (see [`Position::parent_counts`]).
+    passed: bool,
     /// What each stone put changed, so that taking it back restores instead of recomputing:
     /// the old patterns and combinations (index, value), and per stone the counters before it.
     undo_pats: Vec<(u32, u8)>,
@@ -373,6 +463,7 @@ impl Position {
             },
             black_restricted: rule == Rule::Renju,
             lean: false,
+            passed: false,
             undo_pats: Vec::new(),
             undo_combos: Vec::new(),
             undo_pairs: Vec::new(),
@@ -731,13 +822,35 @@ impl Position {
     /// and a straight four.
     #[inline(always)]
     fn threat_counts(&self) -> [[u32; 2]; 3] {
-        let n = |c: usize, p: Pat| self.pat_counts[c][p as usize] as u32;
-        let fours = |c| n(c, Pat::Four) + n(c, Pat::FourDouble) + n(c, Pat::FourOpen);
-        [
-            [n(0, Pat::Five), n(1, Pat::Five)],
-            [fours(0), fours(1)],
-            [n(0, Pat::FourOpen), n(1, Pat::FourOpen)],
-        ]
+        threat_counts_of(&self.pat_counts)
+    }
+
+    /// The counters of this position, as the evaluation reads them.
+    #[inline(always)]
+    pub(crate) fn counts(&self) -> Counts<'_> {
+        Counts {
+            side: self.side,
+            pat: &self.pat_counts,
+            pair: &self.pair_counts,
+            combo: &self.combo_counts,
+        }
+    }
+
+    /// The counters of the position before the last move: before the last stone, with its
+    /// player to move, or after a pass the same stones with the side that passed to move.
+    /// `None` when no move was made since the position was set up (a search's root). Not for
+    /// lean moves, whose frames keep stale combinations and pairs.
+    #[inline]
+    pub(crate) fn parent_counts(&self) -> Option<Counts<'_>> {
+        if self.passed {
+            return Some(self.counts().other_side_to_move());
+        }
+        self.frames.last().map(|f| Counts {
+            side: f.colour,
+            pat: &f.pat_counts,
+            pair: &f.pair_counts,
+            combo: &f.combo_counts,
+        })
     }
 
     /// How many empty cells give `c` the combined threat `k`.
@@ -752,24 +865,14 @@ impl Position {
     /// move's own is a win the search settles before it evaluates). Black's forbidden points
     /// under renju count as nothing, as in [`Combo::of`]. The evaluation weighs each mask.
     pub(crate) fn threat_mask(&self) -> usize {
-        let (me, op) = (self.side, self.side.opponent());
-        let has = |c: Color, k: Combo| (self.combo_count(c, k) > 0) as usize;
-        has(me, Combo::Three)
-            | has(me, Combo::Four) << 1
-            | has(me, Combo::DoubleThree) << 2
-            | has(me, Combo::FourThree) << 3
-            | has(op, Combo::Three) << 4
-            | has(op, Combo::Four) << 5
-            | has(op, Combo::DoubleThree) << 6
-            | has(op, Combo::FourThree) << 7
-            | has(op, Combo::FlexFour) << 8
+        self.counts().threat_mask()
     }
 
     /// How many empty cells give `c` a double three or a four-three: the forks the evaluation
     /// weighs.
     #[inline]
     pub(crate) fn fork_count(&self, c: Color) -> u32 {
-        self.combo_count(c, Combo::DoubleThree) + self.combo_count(c, Combo::FourThree)
+        self.counts().fork_count(c)
     }
 
     /// Whether `c` has a five to make somewhere.
@@ -897,7 +1000,9 @@ impl Position {
             pat_counts: self.pat_counts,
             pair_counts: self.pair_counts,
             combo_counts: self.combo_counts,
+            passed: self.passed,
         });
+        self.passed = false;
         self.clear_pats(sq);
         self.cells[sq] = code(c);
         self.hash ^= zobrist(sq, c);
@@ -916,6 +1021,7 @@ impl Position {
     /// Passes: the other side moves (a null move for pruning; pass again to take it back).
     pub(crate) fn pass(&mut self) {
         self.side = self.side.opponent();
+        self.passed = !self.passed;
     }
 
     /// Takes back the last move.
@@ -960,6 +1066,7 @@ impl Position {
         self.pat_counts = frame.pat_counts;
         self.pair_counts = frame.pair_counts;
         self.combo_counts = frame.combo_counts;
+        self.passed = frame.passed;
         self.frames.truncate(self.frames.len() - 1);
     }
 
