@@ -196,17 +196,22 @@ mod tests {
     use super::*;
     use crate::eval::{EvalWeights, evaluate};
 
+    /// Weights that give every feature a different value, `tempo` 7, and the lines of `extra`.
+    fn distinct_weights(extra: &str) -> EvalWeights {
+        let mut text = format!("tempo 7\n{extra}");
+        for (i, name) in names().iter().enumerate() {
+            text.push_str(&format!("{name} {}\n", (i as i32 * 37) % 101 - 50));
+        }
+        text.parse().expect("every feature is a weight")
+    }
+
     /// The fit (`scripts/tune/fit.py`) takes the evaluation to be the features times their
     /// weights plus `tempo`: with every weight set to something different, the two agree on
     /// every quiet position of a pseudo-random game, for both sides to move, under three rules.
     #[test]
     fn the_evaluation_is_the_features_times_their_weights() {
         let names = names();
-        let mut text = String::from("tempo 7\n");
-        for (i, name) in names.iter().enumerate() {
-            text.push_str(&format!("{name} {}\n", (i as i32 * 37) % 101 - 50));
-        }
-        let weights: EvalWeights = text.parse().expect("every feature is a weight");
+        let weights = distinct_weights("");
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut compared = 0;
         for rule in [
@@ -247,11 +252,7 @@ mod tests {
     #[test]
     fn the_evaluation_minus_the_parent_is_the_difference_times_the_weights() {
         let names = names();
-        let mut text = String::from("tempo 7\nminus_parent 1\n");
-        for (i, name) in names.iter().enumerate() {
-            text.push_str(&format!("{name} {}\n", (i as i32 * 37) % 101 - 50));
-        }
-        let weights: EvalWeights = text.parse().expect("every feature is a weight");
+        let weights = distinct_weights("minus_parent 1\n");
         let by_features = |f: &[i32]| {
             f.iter()
                 .zip(&names)
