@@ -177,10 +177,10 @@ def weights_file(rule, f):
             f"# Only the threat masks and the tempo fitted, over the other weights of "
             f"{THREATS_OVER}/{rule.lower()}.txt (held-out log loss {f['base_held_out']:.3f} alone)."
         )
-    # A threat mask the games never showed weighs nothing; the engine reads an absent weight
-    # as zero, so only the others are written.
     if MINUS_PARENT:
         lines.append("minus_parent 1")
+    # A threat mask the games never showed weighs nothing; the engine reads an absent weight
+    # as zero, so only the others are written.
     lines += [
         f"{name} {value}"
         for name, value in f["weights"].items()

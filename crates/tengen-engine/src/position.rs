@@ -22,8 +22,6 @@ struct Frame {
     pat_counts: [[i32; PATS]; 2],
     pair_counts: [[i32; PAIRS]; 2],
     combo_counts: [[u32; COMBOS]; 2],
-    /// Whether the position before this stone was a pass's (see [`Position::parent_counts`]).
-    passed: bool,
 }
 
 /// The counters the evaluation reads, of one position with its side to move: the present one
@@ -379,8 +377,6 @@ pub(crate) struct Position {
     /// the combinations and pairs and their counts stay as they were before the first lean
     /// move, and are exact again once it is taken back.
     lean: bool,
-    /// Whether the last move was a pass (see [`Position::parent_counts`]).
-    passed: bool,
     /// What each stone put changed, so that taking it back restores instead of recomputing:
     /// the old patterns and combinations (index, value), and per stone the counters before it.
     undo_pats: Vec<(u32, u8)>,
@@ -463,7 +459,6 @@ impl Position {
             },
             black_restricted: rule == Rule::Renju,
             lean: false,
-            passed: false,
             undo_pats: Vec::new(),
             undo_combos: Vec::new(),
             undo_pairs: Vec::new(),
@@ -838,14 +833,17 @@ impl Position {
 
     /// The counters of the position before the last move: before the last stone, with its
     /// player to move, or after a pass the same stones with the side that passed to move.
-    /// `None` when no move was made since the position was set up (a search's root). Not for
-    /// lean moves, whose frames keep stale combinations and pairs.
+    /// `None` when no stone was put since the position was set up (a search's root). Not for
+    /// lean moves, whose frames keep stale combinations and pairs, nor inside a probe's
+    /// [`Position::place`].
     #[inline]
     pub(crate) fn parent_counts(&self) -> Option<Counts<'_>> {
-        if self.passed {
+        let f = self.frames.last()?;
+        if f.colour == self.side {
+            // The side to move put the last stone: a pass came after it.
             return Some(self.counts().other_side_to_move());
         }
-        self.frames.last().map(|f| Counts {
+        Some(Counts {
             side: f.colour,
             pat: &f.pat_counts,
             pair: &f.pair_counts,
@@ -1000,9 +998,7 @@ impl Position {
             pat_counts: self.pat_counts,
             pair_counts: self.pair_counts,
             combo_counts: self.combo_counts,
-            passed: self.passed,
         });
-        self.passed = false;
         self.clear_pats(sq);
         self.cells[sq] = code(c);
         self.hash ^= zobrist(sq, c);
@@ -1021,7 +1017,6 @@ impl Position {
     /// Passes: the other side moves (a null move for pruning; pass again to take it back).
     pub(crate) fn pass(&mut self) {
         self.side = self.side.opponent();
-        self.passed = !self.passed;
     }
 
     /// Takes back the last move.
@@ -1066,7 +1061,6 @@ impl Position {
         self.pat_counts = frame.pat_counts;
         self.pair_counts = frame.pair_counts;
         self.combo_counts = frame.combo_counts;
-        self.passed = frame.passed;
         self.frames.truncate(self.frames.len() - 1);
     }
 
