@@ -41,6 +41,8 @@ use crate::lines::LineReader;
 
 /// How many `MESSAGE` texts and stderr lines are kept (the most recent).
 const KEEP_LINES: usize = 200;
+/// How many of the brain's lines may wait unread; past that its output pipe fills and it stalls.
+const QUEUED_LINES: usize = 4096;
 /// How long to wait for a closed brain's exit status before calling it unknown.
 const REAP_WAIT: Duration = Duration::from_millis(200);
 
@@ -154,9 +156,11 @@ impl Client {
                 "no pipes to the brain",
             )));
         };
-        let (tx, rx) = mpsc::channel();
+        // Bounded, so that a brain which writes without end fills the pipe and stalls instead of
+        // the client's memory.
+        let (tx, rx) = mpsc::sync_channel(QUEUED_LINES);
         // The reader threads end by themselves when the process closes its pipes (at its exit
-        // at the latest), so they are never joined.
+        // at the latest) or the client is dropped, so they are never joined.
         thread::spawn(move || {
             let mut reader = LineReader::new(BufReader::new(stdout));
             while let Ok(Some(line)) = reader.read_line() {
@@ -282,14 +286,7 @@ impl Client {
             if self.closed {
                 return Err(self.crashed());
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(Event::Line(line)) => line,
-                Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.crashed());
-                }
-                Err(RecvTimeoutError::Timeout) => return Err(ClientError::Timeout(timeout)),
-            };
+            let line = self.line_before(deadline, timeout)?;
             match Response::parse(&line) {
                 Some(Response::Message(text)) => {
                     if let Some(r) = SearchReport::parse(&text) {
@@ -308,11 +305,29 @@ impl Client {
         }
     }
 
+    // The brain's next line, or a timeout (of the whole wait, `timeout`) once `deadline` has
+    // passed. The deadline is checked before each line, even one already queued, so that a brain
+    // that keeps writing lines the waits skip (MESSAGE, DEBUG, OK...) still runs out of time.
+    fn line_before(&mut self, deadline: Instant, timeout: Duration) -> Result<String, ClientError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ClientError::Timeout(timeout));
+        }
+        match self.lines.recv_timeout(left) {
+            Ok(Event::Line(line)) => Ok(line),
+            Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => Err(self.crashed()),
+            Err(RecvTimeoutError::Timeout) => Err(ClientError::Timeout(timeout)),
+        }
+    }
+
     // Waits for a move, skipping a stray OK (some brains acknowledge INFO).
     fn wait_move(&mut self, timeout: Duration) -> Result<Point, ClientError> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(ClientError::Timeout(timeout));
+            }
             let line = self.next_answer(left).map_err(|e| match e {
                 ClientError::Timeout(_) => ClientError::Timeout(timeout),
                 e => e,
@@ -329,14 +344,7 @@ impl Client {
     fn wait_ok(&mut self, timeout: Duration) -> Result<(), ClientError> {
         let deadline = Instant::now() + timeout;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match self.lines.recv_timeout(left) {
-                Ok(Event::Line(line)) => line,
-                Ok(Event::Closed) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.crashed());
-                }
-                Err(RecvTimeoutError::Timeout) => return Err(ClientError::Timeout(timeout)),
-            };
+            let line = self.line_before(deadline, timeout)?;
             match Response::parse(&line) {
                 Some(Response::Ok) => return Ok(()),
                 Some(Response::Error(why) | Response::Unknown(why)) => {

@@ -107,6 +107,27 @@ fn a_stalled_brain_times_out_and_is_killed() {
 }
 
 #[test]
+fn a_brain_that_never_stops_talking_still_times_out() {
+    // Lines the waits skip (MESSAGE, and OK while a move is awaited), written without end: each
+    // is already queued when read, so only a deadline checked line by line ends the wait.
+    for script in ["yes 'MESSAGE depth 1 eval +1'", "yes OK"] {
+        let mut brain = sh(script);
+        let pid = brain.id();
+        match brain.turn(Point::new(7, 7), Duration::from_millis(300)) {
+            Err(ClientError::Timeout(d)) => assert_eq!(d, Duration::from_millis(300)),
+            other => panic!("{script}: expected a timeout, got {other:?}"),
+        }
+        drop(brain);
+        assert!(!process_exists(pid), "{script}: no process left behind");
+    }
+    let mut brain = sh("yes 'MESSAGE still thinking'");
+    match brain.restart(Duration::from_millis(300)) {
+        Err(ClientError::Timeout(d)) => assert_eq!(d, Duration::from_millis(300)),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
+
+#[test]
 fn dropping_the_client_kills_the_brain() {
     let brain = Client::spawn("sleep", &["30"]).expect("sleep starts");
     let pid = brain.id();
