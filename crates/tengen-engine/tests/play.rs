@@ -343,14 +343,14 @@ fn a_full_board_has_no_move() {
 #[test]
 fn a_cut_short_iteration_does_not_play_the_move_it_just_proved_lost() {
     // Freestyle, white to move; h10 (the move played in the game, which lost) and g10 (which
-    // holds) score alike up to depth 14. At 2,500,000 nodes the depth-15 iteration searches
-    // h10 first, proves it lost, and is stopped before any other move finishes. The move it
-    // proved lost must not be played: the last completed iteration's next best move is.
-    // (Until freestyle's correction by the last stone, the same happened at depth 13 within
-    // 1,000,000 nodes.)
+    // holds) score alike up to depth 12. At 500,000 nodes the depth-13 iteration searches h10
+    // first, proves it lost, and is stopped before any other move finishes. The move it proved
+    // lost must not be played: the last completed iteration's next best move is. (Until the
+    // root's aspiration window, Step A, the same happened at depth 15 within 2,500,000 nodes;
+    // until freestyle's correction by the last stone, at depth 13 within 1,000,000.)
     let game = game_from(Rule::Freestyle, "h8 h7 j9 g8 i6 i10 j7 j10 h9");
     let limits = Limits {
-        nodes: Some(2_500_000),
+        nodes: Some(500_000),
         ..Limits::default()
     };
     let mut last_completed = None;
@@ -358,11 +358,11 @@ fn a_cut_short_iteration_does_not_play_the_move_it_just_proved_lost() {
         last_completed = Some((i.depth, i.lines[0].moves[0], i.lines[0].score));
     });
     let h10 = tengen_rules::parse_point(BoardSize::STANDARD, "h10").expect("a point");
-    // The setting the test is about: depth 14 completed with h10 best and not lost.
+    // The setting the test is about: depth 12 completed with h10 best and not lost.
     let (depth, best, score) = last_completed.expect("an iteration completed");
     assert_eq!(
         (depth, best),
-        (14, h10),
+        (12, h10),
         "the search no longer reaches this test's case; pick a new budget"
     );
     assert!(
