@@ -324,10 +324,8 @@ impl Client {
     fn wait_move(&mut self, timeout: Duration) -> Result<Point, ClientError> {
         let deadline = Instant::now() + timeout;
         loop {
+            // Past the deadline `next_answer` times out before reading (see `line_before`).
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(ClientError::Timeout(timeout));
-            }
             let line = self.next_answer(left).map_err(|e| match e {
                 ClientError::Timeout(_) => ClientError::Timeout(timeout),
                 e => e,
