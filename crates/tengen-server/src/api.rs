@@ -96,10 +96,7 @@ impl AppState {
         }
         // Boxed: loading is rare, and would otherwise enlarge every handler's future.
         let session = Box::pin(self.load(id)).await?;
-        // Another request may have loaded it meanwhile: keep the first.
-        if let Some(s) = self.games().get(id).cloned() {
-            return Ok(s);
-        }
+        // Another request may have loaded it meanwhile: `insert` keeps the first.
         Ok(self.insert(session))
     }
 
@@ -154,8 +151,13 @@ impl AppState {
 
     fn insert(&self, session: Session) -> Shared {
         let id = session.id.clone();
-        let shared = Arc::new(tokio::sync::Mutex::new(session));
         let mut games = self.games();
+        // Checked under the same lock as the insertion: two loads of one game at once keep
+        // one copy, so no two copies ever store changes side by side.
+        if let Some(first) = games.get(&id) {
+            return first.clone();
+        }
+        let shared = Arc::new(tokio::sync::Mutex::new(session));
         if games.len() >= MAX_GAMES {
             // Games in use (locked, the computer thinking, a page listening) stay.
             let oldest = games
@@ -167,7 +169,14 @@ impl AppState {
                 })
                 .min_by_key(|(_, touched)| *touched)
                 .map(|(k, _)| k);
-            if let Some(k) = oldest {
+            // A request that holds it already finds it left, and stores nothing on it.
+            let left = oldest.and_then(|k| {
+                let old = games.get(&k)?.clone();
+                let mut s = old.try_lock().ok()?;
+                s.left = true;
+                Some(k)
+            });
+            if let Some(k) = left {
                 games.remove(&k);
             }
         }
@@ -495,6 +504,12 @@ fn internal<E: std::fmt::Display>(e: E) -> ApiError {
 /// Plays `ev` in the game and stores it before anyone hears of it; when storing fails, the
 /// game is put back as it was.
 async fn commit(app: &AppState, s: &mut Session, ev: Event) -> Result<(), ApiError> {
+    if s.left {
+        // A copy loaded afresh may have stored changes since: this one is out of date.
+        return Err(ApiError::Conflict(
+            "the game left memory while this was under way: ask again".into(),
+        ));
+    }
     let snapshot = s.snapshot();
     s.apply_live(&ev)?;
     let stored = match serde_json::to_string(&ev) {
@@ -655,14 +670,23 @@ async fn kick(app: &AppState, shared: &Shared) -> Option<JoinHandle<Result<Acts,
 /// to the human's turn.
 async fn drive(app: &AppState, shared: &Shared) -> Result<Acts, ApiError> {
     let mut acts = Acts::default();
+    let mut played = Ok(());
     for _ in 0..8 {
         if !shared.lock().await.computer_should_act() {
             break;
         }
-        acts.add(computer_act(app, shared).await?);
+        match computer_act(app, shared).await {
+            Ok(act) => acts.add(act),
+            Err(e) => {
+                played = Err(e);
+                break;
+            }
+        }
     }
+    // Also when the turn ended otherwise (the computer lost on time while it thought): the
+    // result is stored whether or not anyone asks about the game again.
     record_result(app, shared).await?;
-    Ok(acts)
+    played.map(|()| acts)
 }
 
 /// Starts the computer's turn if it is due; with `wait`, waits for it (it goes on if the
@@ -950,9 +974,23 @@ async fn leave(
 ) -> Result<StatusCode, ApiError> {
     let shared = app
         .games()
-        .remove(&id)
+        .get(&id)
+        .cloned()
         .ok_or_else(|| ApiError::NotFound(id.clone()))?;
-    shared.lock().await.cancel_search();
+    // Marked under the game's lock before it leaves the map: whatever holds it still (the
+    // computer's turn, a request under way) stores nothing more on it once a copy can be
+    // loaded afresh, and its WebSockets close (their pages connect again, to the copy).
+    let mut s = shared.lock().await;
+    s.left = true;
+    s.cancel_search();
+    s.notify = tokio::sync::watch::channel(s.version).0;
+    {
+        let mut games = app.games();
+        if games.get(&id).is_some_and(|g| Arc::ptr_eq(g, &shared)) {
+            games.remove(&id);
+        }
+    }
+    drop(s);
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -976,9 +1014,19 @@ async fn websocket(
             "this game's WebSocket is open to this server's own page only".into(),
         ));
     }
-    // An unknown game is a 404 before the upgrade, not a socket that closes at once.
-    let shared = app.get(&id).await?;
-    let changes = shared.lock().await.notify.subscribe();
+    // An unknown game is a 404 before the upgrade, not a socket that closes at once. A game
+    // that left memory meanwhile is asked for again (it is loaded afresh).
+    let mut tries = 0;
+    let (shared, changes) = loop {
+        let shared = app.get(&id).await?;
+        let s = shared.lock().await;
+        tries += 1;
+        if !s.left || tries == 3 {
+            let changes = s.notify.subscribe();
+            drop(s);
+            break (shared, changes);
+        }
+    };
     Ok(ws
         .max_message_size(1024)
         .max_frame_size(1024)

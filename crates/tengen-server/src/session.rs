@@ -97,6 +97,10 @@ pub struct Session {
     pub driving: Arc<AtomicBool>,
     /// Tells the game's WebSockets of each stored change.
     pub notify: tokio::sync::watch::Sender<u64>,
+    /// The game left memory (`leave`, or to make room): the store may hold changes made since
+    /// on a copy loaded afresh, so this one must store nothing more, nor play the computer's
+    /// turn.
+    pub left: bool,
     clock: Option<Clock>,
     seed: u64,
 }
@@ -561,6 +565,7 @@ impl Session {
             held: false,
             driving: Arc::new(AtomicBool::new(false)),
             notify: tokio::sync::watch::channel(0).0,
+            left: false,
             seed,
         }
     }
@@ -609,7 +614,10 @@ impl Session {
     /// Whether the server plays the computer's turn now on its own: against the computer, its
     /// turn, and not a position being looked at first.
     pub fn computer_should_act(&self) -> bool {
-        self.setup.opponent == Opponent::Computer && !self.held && self.computer_to_move()
+        self.setup.opponent == Opponent::Computer
+            && !self.held
+            && !self.left
+            && self.computer_to_move()
     }
 
     /// The clock the engine sees for the player to act.

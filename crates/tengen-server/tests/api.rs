@@ -1395,3 +1395,101 @@ async fn live_analysis_streams_each_depth_and_ends_when_the_position_changes() {
     let (_, now) = app.get(&format!("/api/games/{id}")).await;
     assert_eq!(now["moves"].as_array().map(Vec::len), Some(6));
 }
+
+#[tokio::test]
+async fn a_game_left_while_the_computer_thinks_is_not_played_twice() {
+    // One engine thread, so the searches run one after another in the order they are asked for.
+    let app = start_with(|c| c.engine_threads = Some(1)).await;
+    let g = app
+        .create(json!({
+            "level": "master",
+            "clock": { "kind": "per_move", "ms": 2_000 }
+        }))
+        .await;
+    let id = gid(&g);
+    let (s, v) = app
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": "h8", "wait": false }),
+        )
+        .await;
+    assert_eq!((s, &v["computer_to_move"]), (StatusCode::OK, &json!(true)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Left while the computer thinks: its search stops, and the game leaves memory.
+    let r = app
+        .http
+        .delete(format!("{}/api/games/{id}", app.base))
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Asked for again: the game comes back from the store, and the computer plays its move,
+    // once.
+    let mut v = Value::Null;
+    for _ in 0..150 {
+        let (s, got) = app.get(&format!("/api/games/{id}")).await;
+        assert_eq!(s, StatusCode::OK, "{got}");
+        v = got;
+        if v["moves"].as_array().map(Vec::len) == Some(2) && v["computer_to_move"] == false {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        (v["moves"].as_array().map(Vec::len), &v["computer_to_move"]),
+        (Some(2), &json!(false)),
+        "the computer's reply never came: {v}"
+    );
+    // The human plays on, and the game is as stored.
+    let v = app.play(&id, "a1").await;
+    assert_eq!(v["moves"].as_array().map(Vec::len), Some(4), "{v}");
+}
+
+#[tokio::test]
+async fn the_computers_loss_on_time_is_stored_with_nobody_asking() {
+    // One engine thread, held by an analysis: the computer's move waits for it past its flag.
+    let app = start_with(|c| c.engine_threads = Some(1)).await;
+    let other = gid(&app.create(json!({ "opponent": "friend" })).await);
+    let look = {
+        let http = app.http.clone();
+        let url = format!("{}/api/games/{other}/analysis", app.base);
+        tokio::spawn(async move {
+            http.post(url)
+                .json(&json!({ "time_ms": 3_000 }))
+                .send()
+                .await
+                .map(|r| r.status())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let g = app
+        .create(json!({
+            "player": "Flo",
+            "clock": { "kind": "per_move", "ms": 1_000 }
+        }))
+        .await;
+    let id = gid(&g);
+    let (s, v) = app
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": "h8", "wait": false }),
+        )
+        .await;
+    assert_eq!((s, &v["computer_to_move"]), (StatusCode::OK, &json!(true)));
+    assert_eq!(look.await.expect("task").expect("analysis"), StatusCode::OK);
+    // The player has gone (no page asks about the game): the computer's flag falls while it
+    // waits, and the win is the player's all the same.
+    let mut wins = None;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let (_, t) = app.get("/api/results?player=Flo").await;
+        wins = t["levels"][0]["wins"].as_i64();
+        if wins == Some(1) {
+            break;
+        }
+    }
+    assert_eq!(wins, Some(1), "the win on time was not stored");
+    let (_, v) = app.get(&format!("/api/games/{id}")).await;
+    assert_eq!(v["status"], "Black wins: white ran out of time", "{v}");
+}
