@@ -1626,10 +1626,14 @@ impl<'a> Searcher<'a> {
                     break;
                 }
                 // A partial iteration still counts when its first line finished and improved on
-                // the previous best move's score.
-                if let (Some(new), Some(old)) = (lines.first(), best_lines.first_mut()) {
+                // the previous best move's score. It goes first; the line the last completed
+                // iteration had for the same move, if any, goes (each move once).
+                if let (Some(new), Some(old)) = (lines.first(), best_lines.first()) {
                     if new.score.internal() > old.score.internal() {
-                        *old = new.clone();
+                        let new = new.clone();
+                        best_lines.retain(|l| l.moves.first() != new.moves.first());
+                        best_lines.insert(0, new);
+                        best_lines.truncate(multipv);
                     }
                 } else if best_lines.is_empty() {
                     best_lines = lines;

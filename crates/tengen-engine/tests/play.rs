@@ -169,6 +169,30 @@ fn multipv_reports_distinct_moves_best_first() {
     assert!(values.windows(2).all(|w| w[0] >= w[1]), "{values:?}");
 }
 
+/// A search cut short in the middle of an iteration still reports each move once: the
+/// unfinished iteration's first line, when it beats the last completed one, takes the place of
+/// that move's older line instead of joining it.
+#[test]
+fn a_cut_short_multipv_search_reports_each_move_once() {
+    let mut g = Game::new(BoardSize::STANDARD, Rule::Freestyle);
+    for p in [(7, 7), (8, 8), (8, 6)] {
+        g.play(Point::new(p.0, p.1)).expect("legal");
+    }
+    for nodes in [5_000, 12_000, 16_000] {
+        let limits = Limits {
+            nodes: Some(nodes),
+            multipv: 2,
+            ..Limits::default()
+        };
+        let r = Engine::new(8).search_game(&g, &limits, &AtomicBool::new(false), &mut |_| {});
+        let firsts: Vec<Point> = r.lines.iter().map(|l| l.moves[0]).collect();
+        assert_eq!(firsts.len(), 2, "{nodes} nodes");
+        assert_ne!(firsts[0], firsts[1], "{nodes} nodes");
+        let values: Vec<i32> = r.lines.iter().map(|l| l.score.value()).collect();
+        assert!(values[0] >= values[1], "{nodes} nodes: {values:?}");
+    }
+}
+
 #[test]
 fn every_level_takes_a_five_and_blocks_a_four() {
     let stop = AtomicBool::new(false);
