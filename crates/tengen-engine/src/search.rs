@@ -1798,10 +1798,12 @@ impl<'a> Searcher<'a> {
         // Self-play at 100,000 nodes a move: freestyle +28.3 +/- 31.0 Elo (H1 in 480 games);
         // renju H1 in one of two runs side by side (+76.4 +/- 60.2 in 134 games, and +15.1
         // +/- 28.7 in 551). A window over the whole root (every move searched again when the
-        // first fails low) gained as much under freestyle but gave up two positions of the
-        // defence set at every budget from 700,000 to 1,500,000 nodes: where a deep attack is
-        // first seen, the failed passes over every other move cost the nodes that would have
-        // found the holding move (docs/levels.md, 2026-12-06, seventh and eighth sittings).
+        // first fails low) gained as much under freestyle before this step but gave up two
+        // positions of the defence set at every budget from 700,000 to 1,500,000 nodes: where a
+        // deep attack is first seen, the failed passes over every other move cost the nodes
+        // that would have found the holding move. Rebuilt with this step in place it lost
+        // (-20.9 +/- 41.2, H0 in 265 games; docs/levels.md, 2026-12-06 seventh and eighth
+        // sittings, 2026-12-07).
         let window = previous.filter(|p| {
             aspiration(self.pos.rule())
                 && excluded.is_empty()
