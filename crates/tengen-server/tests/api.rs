@@ -83,6 +83,17 @@ impl App {
         assert_eq!(s, StatusCode::OK, "{m}: {v}");
         v
     }
+    /// Plays `m` without waiting for the computer's reply, which follows on its own.
+    async fn play_no_wait(&self, id: &str, m: &str) -> Value {
+        let (s, v) = self
+            .post(
+                &format!("/api/games/{id}/moves"),
+                json!({ "move": m, "wait": false }),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{m}: {v}");
+        v
+    }
 }
 
 fn gid(v: &Value) -> String {
@@ -596,13 +607,8 @@ async fn a_draw_offer_the_computer_moves_past_lapses() {
     let app = start_with(|c| c.engine_threads = Some(1)).await;
     let g = app.create(json!({ "level": "master" })).await;
     let id = gid(&g);
-    let (s, v) = app
-        .post(
-            &format!("/api/games/{id}/moves"),
-            json!({ "move": "h8", "wait": false }),
-        )
-        .await;
-    assert_eq!((s, &v["computer_to_move"]), (StatusCode::OK, &json!(true)));
+    let v = app.play_no_wait(&id, "h8").await;
+    assert_eq!(v["computer_to_move"], json!(true));
     let (s, d) = app.post(&format!("/api/games/{id}/draw"), json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT, "{d}");
     assert!(
@@ -1012,13 +1018,7 @@ async fn the_computer_replies_without_anyone_waiting_and_the_socket_hears_it() {
     let first = pushed_until(&mut ws, |_| true).await;
     assert_eq!(first["seq"], 0);
     // A move whose answer does not wait: the reply comes over the socket.
-    let (s, v) = app
-        .post(
-            &format!("/api/games/{id}/moves"),
-            json!({ "move": "h8", "wait": false }),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let v = app.play_no_wait(&id, "h8").await;
     assert_eq!(v["moves"], json!(["h8"]));
     let pushed = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
     assert_eq!(pushed["computer_to_move"], false);
@@ -1047,13 +1047,7 @@ async fn an_analysis_while_the_computer_thinks_does_not_stop_its_move() {
     let id = gid(&g);
     let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
-    let (s, _) = app
-        .post(
-            &format!("/api/games/{id}/moves"),
-            json!({ "move": "h8", "wait": false }),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK);
+    app.play_no_wait(&id, "h8").await;
     let (s, a) = app
         .post(
             &format!("/api/games/{id}/analysis"),
@@ -1407,13 +1401,8 @@ async fn a_game_left_while_the_computer_thinks_is_not_played_twice() {
         }))
         .await;
     let id = gid(&g);
-    let (s, v) = app
-        .post(
-            &format!("/api/games/{id}/moves"),
-            json!({ "move": "h8", "wait": false }),
-        )
-        .await;
-    assert_eq!((s, &v["computer_to_move"]), (StatusCode::OK, &json!(true)));
+    let v = app.play_no_wait(&id, "h8").await;
+    assert_eq!(v["computer_to_move"], json!(true));
     tokio::time::sleep(Duration::from_millis(300)).await;
     // Left while the computer thinks: its search stops, and the game leaves memory.
     let r = app
@@ -1470,13 +1459,8 @@ async fn the_computers_loss_on_time_is_stored_with_nobody_asking() {
         }))
         .await;
     let id = gid(&g);
-    let (s, v) = app
-        .post(
-            &format!("/api/games/{id}/moves"),
-            json!({ "move": "h8", "wait": false }),
-        )
-        .await;
-    assert_eq!((s, &v["computer_to_move"]), (StatusCode::OK, &json!(true)));
+    let v = app.play_no_wait(&id, "h8").await;
+    assert_eq!(v["computer_to_move"], json!(true));
     assert_eq!(look.await.expect("task").expect("analysis"), StatusCode::OK);
     // The player has gone (no page asks about the game): the computer's flag falls while it
     // waits, and the win is the player's all the same.
