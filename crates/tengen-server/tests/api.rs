@@ -94,6 +94,24 @@ impl App {
         assert_eq!(s, StatusCode::OK, "{m}: {v}");
         v
     }
+    /// Creates a game against the computer from `setup`, plays h8 and leaves the computer
+    /// thinking; returns the game's id.
+    async fn computer_thinking(&self, setup: Value) -> String {
+        let id = gid(&self.create(setup).await);
+        let v = self.play_no_wait(&id, "h8").await;
+        assert_eq!(v["computer_to_move"], json!(true));
+        id
+    }
+    /// Leaves game `id` (it goes from memory, not from the store).
+    async fn leave(&self, id: &str) {
+        let r = self
+            .http
+            .delete(format!("{}/api/games/{id}", self.base))
+            .send()
+            .await
+            .expect("delete");
+        assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    }
 }
 
 fn gid(v: &Value) -> String {
@@ -585,13 +603,7 @@ async fn draw_offers_resignation_in_hot_seat_and_leaving() {
     assert_eq!(s, StatusCode::OK, "{d}");
     assert!(d["accepted"].is_boolean());
     assert!(sentence(&d), "{d}");
-    let r = app
-        .http
-        .delete(format!("{}/api/games/{id}", app.base))
-        .send()
-        .await
-        .expect("delete");
-    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    app.leave(&id).await;
     // Left, not lost: the game is stored and comes back when asked for.
     let (s, v) = app.get(&format!("/api/games/{id}")).await;
     assert_eq!(s, StatusCode::OK);
@@ -605,10 +617,7 @@ async fn a_draw_offer_the_computer_moves_past_lapses() {
     // One engine thread: the computer's look at the offer waits behind its own move, which
     // changes the position it was asked about.
     let app = start_with(|c| c.engine_threads = Some(1)).await;
-    let g = app.create(json!({ "level": "master" })).await;
-    let id = gid(&g);
-    let v = app.play_no_wait(&id, "h8").await;
-    assert_eq!(v["computer_to_move"], json!(true));
+    let id = app.computer_thinking(json!({ "level": "master" })).await;
     let (s, d) = app.post(&format!("/api/games/{id}/draw"), json!({})).await;
     assert_eq!(s, StatusCode::CONFLICT, "{d}");
     assert!(
@@ -705,13 +714,7 @@ async fn leaving_a_game_stops_its_search() {
         tokio::spawn(async move { http.post(url).send().await.map(|r| r.status()) })
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let r = app
-        .http
-        .delete(format!("{}/api/games/{id}", app.base))
-        .send()
-        .await
-        .expect("delete");
-    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    app.leave(&id).await;
     // A hang guard, far below the master's minute: not a measure of how fast the stop is.
     let status = tokio::time::timeout(Duration::from_secs(20), step)
         .await
@@ -1394,24 +1397,15 @@ async fn live_analysis_streams_each_depth_and_ends_when_the_position_changes() {
 async fn a_game_left_while_the_computer_thinks_is_not_played_twice() {
     // One engine thread, so the searches run one after another in the order they are asked for.
     let app = start_with(|c| c.engine_threads = Some(1)).await;
-    let g = app
-        .create(json!({
+    let id = app
+        .computer_thinking(json!({
             "level": "master",
             "clock": { "kind": "per_move", "ms": 2_000 }
         }))
         .await;
-    let id = gid(&g);
-    let v = app.play_no_wait(&id, "h8").await;
-    assert_eq!(v["computer_to_move"], json!(true));
     tokio::time::sleep(Duration::from_millis(300)).await;
     // Left while the computer thinks: its search stops, and the game leaves memory.
-    let r = app
-        .http
-        .delete(format!("{}/api/games/{id}", app.base))
-        .send()
-        .await
-        .expect("delete");
-    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    app.leave(&id).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     // Asked for again: the game comes back from the store, and the computer plays its move,
     // once.
@@ -1452,15 +1446,12 @@ async fn the_computers_loss_on_time_is_stored_with_nobody_asking() {
         })
     };
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let g = app
-        .create(json!({
+    let id = app
+        .computer_thinking(json!({
             "player": "Flo",
             "clock": { "kind": "per_move", "ms": 1_000 }
         }))
         .await;
-    let id = gid(&g);
-    let v = app.play_no_wait(&id, "h8").await;
-    assert_eq!(v["computer_to_move"], json!(true));
     assert_eq!(look.await.expect("task").expect("analysis"), StatusCode::OK);
     // The player has gone (no page asks about the game): the computer's flag falls while it
     // waits, and the win is the player's all the same.
