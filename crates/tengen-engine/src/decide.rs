@@ -206,8 +206,9 @@ pub fn act(
 }
 
 /// One of the first three stones of an opening the computer places by rule of thumb (swap,
-/// swap2, beginner): the centre, a stone beside it (straight or diagonal) and a black stone near
-/// both, in the shapes of the 26 renju openings, chosen by `seed`. `None` when no shape fits.
+/// swap2, beginner): the centre, a stone beside it (straight or diagonal) and a black stone
+/// within two points of the centre (near both when the second stone is the computer's, in the
+/// shapes of the 26 renju openings), chosen by `seed`. `None` when no shape fits.
 pub fn opening_stone(board: &Board, seed: u64) -> Option<Point> {
     /// White's second stone: beside the centre, straight or diagonal (all the openings up to
     /// symmetry).

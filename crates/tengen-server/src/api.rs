@@ -160,19 +160,24 @@ impl AppState {
         let shared = Arc::new(tokio::sync::Mutex::new(session));
         if games.len() >= MAX_GAMES {
             // Games in use (locked, the computer thinking, a page listening) stay.
-            let oldest = games
+            let idle =
+                |s: &Session| !s.driving.load(Ordering::Relaxed) && s.notify.receiver_count() == 0;
+            let mut candidates: Vec<(String, Instant)> = games
                 .iter()
                 .filter_map(|(k, s)| {
                     let s = s.try_lock().ok()?;
-                    let idle = !s.driving.load(Ordering::Relaxed) && s.notify.receiver_count() == 0;
-                    idle.then(|| (k.clone(), s.touched))
+                    idle(&s).then(|| (k.clone(), s.touched))
                 })
-                .min_by_key(|(_, touched)| *touched)
-                .map(|(k, _)| k);
-            // A request that holds it already finds it left, and stores nothing on it.
-            let left = oldest.and_then(|k| {
+                .collect();
+            candidates.sort_by_key(|(_, touched)| *touched);
+            // The oldest still idle when marked (a request may have taken one meanwhile) is
+            // marked left under its lock, so nothing stores on it any more, and goes.
+            let left = candidates.into_iter().find_map(|(k, _)| {
                 let old = games.get(&k)?.clone();
                 let mut s = old.try_lock().ok()?;
+                if !idle(&s) {
+                    return None;
+                }
                 s.left = true;
                 Some(k)
             });
@@ -684,9 +689,11 @@ async fn drive(app: &AppState, shared: &Shared) -> Result<Acts, ApiError> {
         }
     }
     // Also when the turn ended otherwise (the computer lost on time while it thought): the
-    // result is stored whether or not anyone asks about the game again.
-    record_result(app, shared).await?;
-    played.map(|()| acts)
+    // result is stored whether or not anyone asks about the game again. The turn's own error,
+    // if any, is the one reported.
+    let recorded = record_result(app, shared).await;
+    played?;
+    recorded.map(|_| acts)
 }
 
 /// Starts the computer's turn if it is due; with `wait`, waits for it (it goes on if the
@@ -1015,18 +1022,27 @@ async fn websocket(
         ));
     }
     // An unknown game is a 404 before the upgrade, not a socket that closes at once. A game
-    // that left memory meanwhile is asked for again (it is loaded afresh).
+    // that left memory meanwhile is asked for again (it is loaded afresh); one that keeps
+    // leaving is a conflict, which the page answers by connecting again.
     let mut tries = 0;
     let (shared, changes) = loop {
         let shared = app.get(&id).await?;
         let s = shared.lock().await;
-        tries += 1;
-        if !s.left || tries == 3 {
+        if !s.left {
             let changes = s.notify.subscribe();
             drop(s);
             break (shared, changes);
         }
+        tries += 1;
+        if tries == 3 {
+            return Err(ApiError::Conflict(
+                "the game keeps leaving memory: connect again".into(),
+            ));
+        }
     };
+    // A page that reconnects after the game left memory may be the only one watching: the
+    // computer's turn, stopped when its old copy left, starts again on this one.
+    kick(&app, &shared).await;
     Ok(ws
         .max_message_size(1024)
         .max_frame_size(1024)

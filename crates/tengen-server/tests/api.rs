@@ -1468,3 +1468,23 @@ async fn the_computers_loss_on_time_is_stored_with_nobody_asking() {
     let (_, v) = app.get(&format!("/api/games/{id}")).await;
     assert_eq!(v["status"], "Black wins: white ran out of time", "{v}");
 }
+
+#[tokio::test]
+async fn a_page_that_reconnects_after_the_game_left_sees_the_computer_reply() {
+    // One engine thread, so the searches run one after another in the order they are asked for.
+    let app = start_with(|c| c.engine_threads = Some(1)).await;
+    let id = app
+        .computer_thinking(json!({
+            "level": "master",
+            "clock": { "kind": "per_move", "ms": 2_000 }
+        }))
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Left (by another client) while the computer thinks: its search stops.
+    app.leave(&id).await;
+    // The page connects again, and asks nothing else: the computer's reply still comes.
+    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
+    let pushed = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
+    assert_eq!(pushed["computer_to_move"], false, "{pushed}");
+}
