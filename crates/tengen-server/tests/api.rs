@@ -1393,8 +1393,9 @@ async fn live_analysis_streams_each_depth_and_ends_when_the_position_changes() {
     assert_eq!(now["moves"].as_array().map(Vec::len), Some(6));
 }
 
-#[tokio::test]
-async fn a_game_left_while_the_computer_thinks_is_not_played_twice() {
+/// A game against the master, left (by this or another client) while the computer thinks about
+/// its first reply: its search stops, and the game leaves memory.
+async fn left_while_the_computer_thinks() -> (App, String) {
     // One engine thread, so the searches run one after another in the order they are asked for.
     let app = start_with(|c| c.engine_threads = Some(1)).await;
     let id = app
@@ -1404,8 +1405,13 @@ async fn a_game_left_while_the_computer_thinks_is_not_played_twice() {
         }))
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    // Left while the computer thinks: its search stops, and the game leaves memory.
     app.leave(&id).await;
+    (app, id)
+}
+
+#[tokio::test]
+async fn a_game_left_while_the_computer_thinks_is_not_played_twice() {
+    let (app, id) = left_while_the_computer_thinks().await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     // Asked for again: the game comes back from the store, and the computer plays its move,
     // once.
@@ -1471,17 +1477,7 @@ async fn the_computers_loss_on_time_is_stored_with_nobody_asking() {
 
 #[tokio::test]
 async fn a_page_that_reconnects_after_the_game_left_sees_the_computer_reply() {
-    // One engine thread, so the searches run one after another in the order they are asked for.
-    let app = start_with(|c| c.engine_threads = Some(1)).await;
-    let id = app
-        .computer_thinking(json!({
-            "level": "master",
-            "clock": { "kind": "per_move", "ms": 2_000 }
-        }))
-        .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    // Left (by another client) while the computer thinks: its search stops.
-    app.leave(&id).await;
+    let (app, id) = left_while_the_computer_thinks().await;
     // The page connects again, and asks nothing else: the computer's reply still comes.
     let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
