@@ -102,6 +102,13 @@ impl App {
         assert_eq!(v["computer_to_move"], json!(true));
         id
     }
+    /// The address of game `id`'s WebSocket.
+    fn ws_url(&self, id: &str) -> String {
+        format!(
+            "{}/api/games/{id}/ws",
+            self.base.replace("http://", "ws://")
+        )
+    }
     /// Leaves game `id` (it goes from memory, not from the store).
     async fn leave(&self, id: &str) {
         let r = self
@@ -361,7 +368,7 @@ async fn marks_follow_the_position_on_the_unbounded_board_with_stones_far_apart(
     let (s, fetched) = app.get(&format!("/api/games/{id}")).await;
     assert_eq!(s, StatusCode::OK);
     black_to_move(&fetched);
-    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let url = app.ws_url(&id);
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     black_to_move(&pushed_until(&mut ws, |_| true).await);
     // White's fourth stone taken back: white to move; nothing is forbidden to white, and black
@@ -1015,7 +1022,7 @@ async fn the_computer_replies_without_anyone_waiting_and_the_socket_hears_it() {
     let app = start().await;
     let g = app.create(json!({ "opponent": "computer" })).await;
     let id = gid(&g);
-    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let url = app.ws_url(&id);
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     // The state as it is, first.
     let first = pushed_until(&mut ws, |_| true).await;
@@ -1048,7 +1055,7 @@ async fn an_analysis_while_the_computer_thinks_does_not_stop_its_move() {
         .create(json!({ "opponent": "computer", "level": "expert" }))
         .await;
     let id = gid(&g);
-    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let url = app.ws_url(&id);
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     app.play_no_wait(&id, "h8").await;
     let (s, a) = app
@@ -1479,7 +1486,7 @@ async fn the_computers_loss_on_time_is_stored_with_nobody_asking() {
 async fn a_page_that_reconnects_after_the_game_left_sees_the_computer_reply() {
     let (app, id) = left_while_the_computer_thinks().await;
     // The page connects again, and asks nothing else: the computer's reply still comes.
-    let url = format!("{}/api/games/{id}/ws", app.base.replace("http://", "ws://"));
+    let url = app.ws_url(&id);
     let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("ws");
     let pushed = pushed_until(&mut ws, |v| v["moves"].as_array().map(Vec::len) == Some(2)).await;
     assert_eq!(pushed["computer_to_move"], false, "{pushed}");
