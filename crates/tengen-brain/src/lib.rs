@@ -750,11 +750,17 @@ impl<'scope, 'env: 'scope, W: Write + Send> Brain<'scope, 'env, W> {
             return false;
         };
         let own_count = stones.iter().filter(|s| s.field == Field::Own).count();
-        // Marked stones (continuous game) count with the opponent's for whose turn it is.
-        let their_count = stones.len() - own_count;
-        // The brain is the side to move, and black moves first: to move with fewer stones
-        // than the opponent makes it white, with as many (or more) black.
-        let own = if their_count > own_count {
+        let their_count = stones.iter().filter(|s| s.field == Field::Opponent).count();
+        let marked_count = stones.len() - own_count - their_count;
+        // The brain is the side to move, and black moves first. Without marked stones: to move
+        // with fewer stones than the opponent makes it white, with as many (or more) black.
+        // Marked stones (continuous game) belong to either side, so their owner's count is
+        // unknown: counted with the opponent's, a finished five of black's made the brain white
+        // when black was to move (and under renju it then played black's forbidden points).
+        // Every stone was played in turn, marked or not: black is to move after an even number.
+        let own = if marked_count > 0 {
+            Color::of_ply(stones.len())
+        } else if their_count > own_count {
             Color::White
         } else {
             Color::Black

@@ -388,6 +388,37 @@ fn a_finished_line_of_marked_stones_is_no_threat() {
 }
 
 #[test]
+fn marked_stones_of_blacks_finished_five_leave_the_brain_black() {
+    // Renju continuous game (rule 6): black's finished five is marked (field 3), white has
+    // played as many stones (ten), and black is to move. Black's row 7 makes a six at 4,7, an
+    // overline: a win for white, forbidden to black. Counting the marked stones with the
+    // opponent's made the brain white, and it played 4,7 at once.
+    let mut brain = started(15, 300);
+    brain.send("INFO rule 6");
+    brain.send("BOARD");
+    for x in [1, 2, 3, 5, 6] {
+        brain.send(&format!("{x},7,1"));
+    }
+    for x in 10..15 {
+        brain.send(&format!("{x},0,3"));
+    }
+    for (x, y) in (0..15)
+        .step_by(2)
+        .map(|x| (x, 12))
+        .chain([(0, 14), (2, 14)])
+    {
+        brain.send(&format!("{x},{y},2"));
+    }
+    brain.send("DONE");
+    assert_ne!(brain.reply_move(), p(4, 7), "black's overline point");
+    // The brain's board has its own stones black: the overline point is forbidden.
+    brain.send("YXSHOWFORBID");
+    let forbid = brain.reply();
+    assert!(forbid.contains("0407"), "{forbid}");
+    brain.finish();
+}
+
+#[test]
 fn turn_and_board_refuse_taken_and_off_board_points_and_change_nothing() {
     let mut brain = started(15, 100);
     brain.send("BEGIN");
