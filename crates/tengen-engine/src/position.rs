@@ -324,6 +324,19 @@ fn rule_key(rule: Rule) -> u64 {
     }
 }
 
+/// The hash term of the window's size: a cell's key is its index, which names another point on
+/// a board of another width, and the window's edges make other threats of the same stones. One
+/// table serves games on every board (the web app's engines do), so each size keys its positions
+/// apart. Where the window lies on an unbounded board does not count: the cells outside it read
+/// as edge, so the same stones in a window of the same size are the same position. The 15x15
+/// board's is zero: its keys are what they were before the size was keyed.
+fn window_key(w: i32, h: i32) -> u64 {
+    if (w, h) == (15, 15) {
+        return 0;
+    }
+    splitmix64(2 << 32 ^ (w as u32 as u64) << 16 ^ h as u32 as u64)
+}
+
 /// SplitMix64's output for state `x`: a bijection that scatters neighbouring inputs far apart,
 /// for the Zobrist keys and for seeding the levels' random choices.
 #[inline]
@@ -468,7 +481,7 @@ impl Position {
             table: PatTable::get(kind_of(Color::Black), kind_of(Color::White)),
             deltas: [1, stride as isize, stride as isize + 1, 1 - stride as isize],
             side: Color::Black,
-            hash: rule_key(rule),
+            hash: rule_key(rule) ^ window_key(w, h),
             playable: Vec::new(),
             stones: 0,
             area: (w * h) as u32,
@@ -1178,6 +1191,50 @@ pub(crate) fn random_point(seed: &mut u64, lo: i32, span: u64) -> Point {
 mod tests {
     use super::*;
     use tengen_rules::BoardSize;
+
+    /// A stone on the same cell index of boards of other sizes is another position, and keys
+    /// apart; the same stones moved across an unbounded board are the same position.
+    #[test]
+    fn each_board_size_keys_the_same_cells_apart() {
+        let standard = Position::new(
+            &tengen_rules::Board::new(BoardSize::STANDARD),
+            Rule::Freestyle,
+            Color::White,
+        );
+        let cell = standard.sq(Point::new(7, 7)).expect("on the board");
+        let mut keys = std::collections::HashSet::new();
+        for size in [
+            BoardSize::STANDARD,
+            BoardSize::square(19).expect("a size"),
+            BoardSize::rect(15, 20).expect("a size"),
+            BoardSize::rect(20, 15).expect("a size"),
+        ] {
+            let empty = Position::new(
+                &tengen_rules::Board::new(size),
+                Rule::Freestyle,
+                Color::White,
+            );
+            let mut board = tengen_rules::Board::new(size);
+            board
+                .place(empty.point(cell), Color::Black)
+                .expect("an empty point");
+            let pos = Position::new(&board, Rule::Freestyle, Color::White);
+            assert_eq!(pos.sq(empty.point(cell)), Some(cell), "{size:?}");
+            keys.insert(pos.hash());
+        }
+        assert_eq!(keys.len(), 4);
+        let unbounded = |x: i32| {
+            let mut board = tengen_rules::Board::new(BoardSize::UNBOUNDED);
+            board
+                .place(Point::new(x, 0), Color::Black)
+                .expect("an empty point");
+            board
+                .place(Point::new(x + 1, 1), Color::White)
+                .expect("an empty point");
+            Position::new(&board, Rule::Freestyle, Color::Black).hash()
+        };
+        assert_eq!(unbounded(0), unbounded(-500));
+    }
 
     #[test]
     fn each_rule_keys_the_same_stones_apart() {
