@@ -745,7 +745,7 @@ impl BotSeat {
                     self.declined = Some((kind, by));
                     on_event(&BotEvent::Declined { kind });
                     self.last_sent = Some(Sent::Other);
-                    ws.send(&ClientMsg::Decline).await?;
+                    ws.send(&ClientMsg::Decline { kind: Some(kind) }).await?;
                 }
             }
             Some(_) => {}
@@ -784,7 +784,10 @@ impl BotSeat {
             Some(r) if r.kind == RequestKind::Rematch && r.by != self.role && !talk.accepted => {
                 talk.accepted = true;
                 self.last_sent = Some(Sent::Other);
-                ws.send(&ClientMsg::Accept).await?;
+                ws.send(&ClientMsg::Accept {
+                    kind: Some(RequestKind::Rematch),
+                })
+                .await?;
             }
             Some(r) if r.kind == RequestKind::Rematch && r.by != self.role => {}
             Some(r) if r.kind == RequestKind::Rematch => talk.saw_own = true,
@@ -887,10 +890,10 @@ impl BotSeat {
                 self.last_sent = Some(Sent::Other);
                 let kind = RequestKind::Draw;
                 if accepts {
-                    ws.send(&ClientMsg::Accept).await?;
+                    ws.send(&ClientMsg::Accept { kind: Some(kind) }).await?;
                     on_event(&BotEvent::Accepted { kind });
                 } else {
-                    ws.send(&ClientMsg::Decline).await?;
+                    ws.send(&ClientMsg::Decline { kind: Some(kind) }).await?;
                     on_event(&BotEvent::Declined { kind });
                 }
             }

@@ -369,7 +369,7 @@ async fn forged_tokens_and_moves_out_of_turn_change_nothing() {
     watcher.send(ClientMsg::Resign).await;
     assert!(watcher.error().await.contains("spectators"));
     // Nothing answered the requests nobody made.
-    white.send(ClientMsg::Accept).await;
+    white.send(ClientMsg::Accept { kind: None }).await;
     assert!(white.error().await.contains("no request"));
     let after = get_state(&server, &a.id).await;
     assert_eq!(after.moves, before.moves);
@@ -397,9 +397,9 @@ async fn takeback_accepted_and_declined() {
     let req = asked.request.expect("request");
     assert_eq!((req.kind, req.by), (RequestKind::Takeback, Role::Second));
     // The asker cannot answer its own request.
-    white.send(ClientMsg::Accept).await;
+    white.send(ClientMsg::Accept { kind: None }).await;
     assert!(white.error().await.contains("your own"));
-    black.send(ClientMsg::Decline).await;
+    black.send(ClientMsg::Decline { kind: None }).await;
     let s = white.state(|s| s.request.is_none()).await;
     assert_eq!(s.moves.len(), 3);
     // Black, too, sees the request gone, so the next request it waits for is the new one (not
@@ -416,7 +416,7 @@ async fn takeback_accepted_and_declined() {
         })
         .await;
     black.state(|s| s.request.is_some()).await;
-    black.send(ClientMsg::Accept).await;
+    black.send(ClientMsg::Accept { kind: None }).await;
     let s = white.state(moves(1)).await;
     assert_eq!(s.moves, vec!["h8".to_string()]);
     assert_eq!(s.pending.seat, Some(Role::Second));
@@ -587,7 +587,7 @@ async fn draw_resign_rematch_and_chat() {
         })
         .await;
     white.state(asked(RequestKind::Draw)).await;
-    white.send(ClientMsg::Accept).await;
+    white.send(ClientMsg::Accept { kind: None }).await;
     let s = watcher.state(|s| s.outcome.is_some()).await;
     let out = s.outcome.expect("drawn");
     assert_eq!((out.reason.as_str(), out.winner), ("agreement", None));
@@ -604,7 +604,7 @@ async fn draw_resign_rematch_and_chat() {
         })
         .await;
     black.state(asked(RequestKind::Rematch)).await;
-    black.send(ClientMsg::Accept).await;
+    black.send(ClientMsg::Accept { kind: None }).await;
     let s = watcher.state(|s| s.rematch.is_some()).await;
     let next = s.rematch.expect("rematch id");
     assert_ne!(next, a.id);
@@ -1160,7 +1160,7 @@ async fn a_graceful_restart_keeps_the_clocks_and_the_open_request() {
     let mut black = Client::connect(&server, &a.id, Some(&a.token))
         .await
         .expect("black");
-    black.send(ClientMsg::Decline).await;
+    black.send(ClientMsg::Decline { kind: None }).await;
     black.state(|s| s.request.is_none()).await;
     // Declined, it stays gone after a crash too; a request lapsed by a move as well.
     let mut white = Client::connect(&server, &a.id, Some(&b.token))
@@ -1249,4 +1249,91 @@ async fn a_graceful_restart_keeps_a_local_games_clock_where_it_stood() {
         assert_eq!(status, 200, "{v}");
         assert_eq!(v["clock"]["running"], "white", "{v}");
     }
+}
+
+/// An answer names the request its player was shown: one that crossed a change of request (the
+/// request withdrawn and another made) is refused, and the new request stays open, to be
+/// answered as shown.
+#[tokio::test]
+async fn an_answer_to_a_withdrawn_request_does_not_answer_the_next_one() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let (a, _, mut black, mut white) = seated_pair(&server, serde_json::json!({})).await;
+    black.play("h8").await;
+    white.state(moves(1)).await;
+    black
+        .send(ClientMsg::Request {
+            kind: RequestKind::Takeback,
+        })
+        .await;
+    white.state(asked(RequestKind::Takeback)).await;
+    // Black withdraws the takeback and offers a draw; white's acceptance of the takeback
+    // arrives after that.
+    black.send(ClientMsg::Cancel).await;
+    black
+        .send(ClientMsg::Request {
+            kind: RequestKind::Draw,
+        })
+        .await;
+    black.state(asked(RequestKind::Draw)).await;
+    white
+        .send(ClientMsg::Accept {
+            kind: Some(RequestKind::Takeback),
+        })
+        .await;
+    assert!(white.error().await.contains("draw"));
+    let s = get_state(&server, &a.id).await;
+    assert!(
+        s.outcome.is_none(),
+        "a draw nobody accepted: {:?}",
+        s.outcome
+    );
+    assert_eq!(s.moves.len(), 1);
+    let open = s.request.expect("the draw offer is still open");
+    assert_eq!((open.kind, open.by), (RequestKind::Draw, Role::First));
+    // Answered as shown, it is taken.
+    white
+        .send(ClientMsg::Accept {
+            kind: Some(RequestKind::Draw),
+        })
+        .await;
+    let s = black.state(|s| s.outcome.is_some()).await;
+    assert_eq!(s.outcome.expect("drawn").reason, "agreement");
+}
+
+/// Both players asking for the same draw or rematch at once (their requests crossed) agree on
+/// it, rather than the second being told a request is open; and the store holds it.
+#[tokio::test]
+async fn crossing_draw_offers_and_rematch_requests_agree() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut server = Running::start(dir.path(), 120);
+    let (a, _, mut black, mut white) = seated_pair(&server, serde_json::json!({})).await;
+    black.play("h8").await;
+    white.state(moves(1)).await;
+    for kind in [RequestKind::Draw, RequestKind::Rematch] {
+        black.send(ClientMsg::Request { kind }).await;
+        black.state(asked(kind)).await;
+        // White's own request, sent before white heard of black's.
+        white.send(ClientMsg::Request { kind }).await;
+        let s = white
+            .state(|s| match kind {
+                RequestKind::Rematch => s.rematch.is_some(),
+                _ => s.outcome.is_some(),
+            })
+            .await;
+        assert!(s.request.is_none());
+    }
+    let s = get_state(&server, &a.id).await;
+    assert_eq!(
+        s.outcome.as_ref().map(|o| o.reason.as_str()),
+        Some("agreement")
+    );
+    let next = s.rematch.clone().expect("a rematch");
+    drop((black, white));
+    server.crash();
+    let server = Running::start(dir.path(), 120);
+    let back = get_state(&server, &a.id).await;
+    assert_eq!(back.seq, s.seq);
+    assert_eq!(back.rematch.as_deref(), Some(next.as_str()));
+    assert_eq!(get_state(&server, &next).await.moves.len(), 0);
 }

@@ -566,8 +566,14 @@ export function createOnline(host) {
     $('online-rematch').onclick = () => request('rematch');
     $('online-resign').onclick = () => { if (confirm('Resign this game?')) send({ type: 'resign' }); };
     $('online-claim').onclick = () => send({ type: 'claim' });
-    $('request-accept').onclick = () => send({ type: 'accept' });
-    $('request-decline').onclick = () => send({ type: 'decline' });
+    // The answer names the request the player was shown: if it changed meanwhile (withdrawn and
+    // another asked), the server refuses the answer instead of applying it to the new request.
+    const answer = (type) => {
+      const req = cur && cur.state && cur.state.request;
+      send(req ? { type, kind: req.kind } : { type });
+    };
+    $('request-accept').onclick = () => answer('accept');
+    $('request-decline').onclick = () => answer('decline');
     $('request-cancel').onclick = () => send({ type: 'cancel' });
     $('online-choose-black').onclick = () => send({ type: 'choose', choice: 'black' });
     $('online-choose-white').onclick = () => send({ type: 'choose', choice: 'white' });

@@ -140,10 +140,19 @@ pub enum ClientMsg {
         /// What is asked.
         kind: RequestKind,
     },
-    /// Accepts the opponent's pending request.
-    Accept,
-    /// Declines the opponent's pending request.
-    Decline,
+    /// Accepts the opponent's pending request; with `kind`, only a request of that kind (the
+    /// one the player was shown), so that an answer crossing a change of request is refused.
+    Accept {
+        /// The kind of request answered (optional: without it, whatever is open).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<RequestKind>,
+    },
+    /// Declines the opponent's pending request (with `kind`, only a request of that kind).
+    Decline {
+        /// The kind of request answered (optional: without it, whatever is open).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kind: Option<RequestKind>,
+    },
     /// Withdraws one's own pending request.
     Cancel,
     /// Resigns the game.

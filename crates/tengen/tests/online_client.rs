@@ -32,7 +32,10 @@ fn a_client_sending_past_the_burst_is_paced_not_refused() {
             .expect("hello");
         // Declining with no request pending is refused for its own reason, one answer each.
         for _ in 0..sent {
-            socket.send(&ClientMsg::Decline).await.expect("send");
+            socket
+                .send(&ClientMsg::Decline { kind: None })
+                .await
+                .expect("send");
         }
         let mut errors = Vec::new();
         let read = async {

@@ -167,10 +167,11 @@ pub enum Action {
     Choose(String),
     /// Ask the opponent.
     Request(RequestKind),
-    /// Accept the opponent's request.
-    Accept,
-    /// Decline the opponent's request.
-    Decline,
+    /// Accept the opponent's request; with a kind, only a request of that kind (the one the
+    /// player saw), so that an answer that crossed a change of request answers nothing.
+    Accept(Option<RequestKind>),
+    /// Decline the opponent's request (with a kind, only a request of that kind).
+    Decline(Option<RequestKind>),
     /// Withdraw one's request.
     Cancel,
     /// Resign.
@@ -187,8 +188,8 @@ impl Action {
             wire::ClientMsg::Move { at } => Action::Move(at),
             wire::ClientMsg::Choose { choice } => Action::Choose(choice),
             wire::ClientMsg::Request { kind } => Action::Request(kind),
-            wire::ClientMsg::Accept => Action::Accept,
-            wire::ClientMsg::Decline => Action::Decline,
+            wire::ClientMsg::Accept { kind } => Action::Accept(kind),
+            wire::ClientMsg::Decline { kind } => Action::Decline(kind),
             wire::ClientMsg::Cancel => Action::Cancel,
             wire::ClientMsg::Resign => Action::Resign,
             wire::ClientMsg::Claim => Action::Claim,
@@ -521,8 +522,8 @@ impl Table {
             Action::Move(text) => self.play_move(seat, &text, now, done),
             Action::Choose(text) => self.choose(seat, text, now, done),
             Action::Request(kind) => self.open_request(seat, kind, now, done),
-            Action::Accept => self.accept(seat, now, done),
-            Action::Decline => self.decline(seat, now, done),
+            Action::Accept(kind) => self.accept(seat, kind, now, done),
+            Action::Decline(kind) => self.decline(seat, kind, now, done),
             Action::Cancel => self.cancel(seat, now, done),
             Action::Resign => self.resign(seat, now, done),
             Action::Claim => self.claim(seat, now, done),
@@ -632,7 +633,12 @@ impl Table {
         if !self.both_seated() {
             return refuse("there is no opponent to ask yet");
         }
-        if self.request.is_some() {
+        if let Some((open, by)) = self.request {
+            // Both players asked for the same thing at once (their requests crossed): a draw
+            // or a rematch each wants is agreed, as if the second had accepted the first.
+            if by != seat && open == kind && kind != RequestKind::Takeback {
+                return self.accept(seat, Some(kind), now, done);
+            }
             return refuse("a request is already open");
         }
         match kind {
@@ -659,19 +665,36 @@ impl Table {
         self.store(event, clocks, now, done)
     }
 
-    // The open request `seat` may answer: one made by the other seat.
-    fn request_to_answer(&self, seat: Seat) -> Result<(RequestKind, Seat), Refused> {
+    // The open request `seat` may answer: one made by the other seat, of the kind `seen` when
+    // the answer names one.
+    fn request_to_answer(
+        &self,
+        seat: Seat,
+        seen: Option<RequestKind>,
+    ) -> Result<(RequestKind, Seat), Refused> {
         let Some((kind, by)) = self.request else {
             return refuse("there is no request to answer");
         };
         if by == seat {
             return refuse("you cannot answer your own request");
         }
+        if seen.is_some_and(|seen| seen != kind) {
+            return refuse(format!(
+                "the open request is for a {} now, not what you answered",
+                kind.name()
+            ));
+        }
         Ok((kind, by))
     }
 
-    fn accept(&mut self, seat: Seat, now: Instant, done: &mut Done) -> Result<(), Refused> {
-        let (kind, by) = self.request_to_answer(seat)?;
+    fn accept(
+        &mut self,
+        seat: Seat,
+        seen: Option<RequestKind>,
+        now: Instant,
+        done: &mut Done,
+    ) -> Result<(), Refused> {
+        let (kind, by) = self.request_to_answer(seat, seen)?;
         match kind {
             RequestKind::Takeback => {
                 let last = self
@@ -700,8 +723,14 @@ impl Table {
         }
     }
 
-    fn decline(&mut self, seat: Seat, now: Instant, done: &mut Done) -> Result<(), Refused> {
-        let (kind, _) = self.request_to_answer(seat)?;
+    fn decline(
+        &mut self,
+        seat: Seat,
+        seen: Option<RequestKind>,
+        now: Instant,
+        done: &mut Done,
+    ) -> Result<(), Refused> {
+        let (kind, _) = self.request_to_answer(seat, seen)?;
         let clocks = self.readings();
         self.store(Event::RequestClosed, clocks, now, done)?;
         done.notice = Some(format!(
@@ -1125,7 +1154,9 @@ mod tests {
                 .expect("asks")
                 .stored,
         );
-        let d = t.act(Seat::First, Action::Accept, now).expect("accepts");
+        let d = t
+            .act(Seat::First, Action::Accept(None), now)
+            .expect("accepts");
         assert_eq!(
             d.stored[0].event,
             Event::Takeback {
@@ -1256,7 +1287,8 @@ mod tests {
         // White takes back a7 and blocks one three at h10 instead: h8 is no longer forbidden.
         t.act(Seat::Second, Action::Request(RequestKind::Takeback), now)
             .expect("asks");
-        t.act(Seat::First, Action::Accept, now).expect("accepts");
+        t.act(Seat::First, Action::Accept(None), now)
+            .expect("accepts");
         assert!(forbidden(&t).is_empty());
         t.act(Seat::Second, Action::Move("h10".into()), now)
             .expect("legal");
@@ -1275,7 +1307,7 @@ mod tests {
             .act(Seat::Second, Action::Move("a7".into()), now)
             .expect("move");
         assert!(d.notice.is_some_and(|n| n.contains("lapsed")));
-        assert!(t.act(Seat::First, Action::Accept, now).is_err());
+        assert!(t.act(Seat::First, Action::Accept(None), now).is_err());
         let d = t
             .act(Seat::First, Action::Move("h8".into()), now)
             .expect("stands");
@@ -1323,7 +1355,9 @@ mod tests {
         let left = state.seats[0].clock_ms.expect("a clock");
         assert!((6_000..=7_000).contains(&left), "{left}");
         // Declined, it is gone, after a replay too.
-        let d = t.act(Seat::First, Action::Decline, stop).expect("declines");
+        let d = t
+            .act(Seat::First, Action::Decline(None), stop)
+            .expect("declines");
         assert_eq!(d.stored[0].event, Event::RequestClosed);
         log.extend(d.stored);
         let r = replayed(&t, &log);
