@@ -871,6 +871,9 @@ impl BotSeat {
             .and_then(|s| s.size.parse::<BoardSize>().ok())
             .unwrap_or_default();
         self.acted = Some(key);
+        // The stones the decision was made on: the server refuses a stone or a swap decision
+        // that crossed a change of position (a takeback accepted meanwhile).
+        let seen = u32::try_from(key.0).ok();
         match decision {
             BotDecision::Move(p) => {
                 let at = point_name(size, p);
@@ -878,6 +881,7 @@ impl BotSeat {
                 // Gomocup `x,y` reads the same on every board, the unbounded one included.
                 ws.send(&ClientMsg::Move {
                     at: format!("{},{}", p.x, p.y),
+                    moves: seen,
                 })
                 .await?;
                 on_event(&BotEvent::Moved {
@@ -908,6 +912,7 @@ impl BotSeat {
                 self.last_sent = Some(Sent::Action(format!("decision {}", c.name())));
                 ws.send(&ClientMsg::Choose {
                     choice: c.name().to_string(),
+                    moves: seen,
                 })
                 .await?;
                 on_event(&BotEvent::Chose {

@@ -681,8 +681,10 @@ async fn player(
                         out.failed = true;
                         break;
                     };
+                    // On the position seen, as the page sends it.
                     let mv = ClientMsg::Move {
                         at: format!("{},{}", point[0], point[1]),
+                        moves: u32::try_from(s.points.len()).ok(),
                     };
                     in_flight = Some(InFlight {
                         index: s.points.len(),

@@ -220,7 +220,11 @@ impl Client {
     }
 
     async fn play(&mut self, at: &str) {
-        self.send(&ClientMsg::Move { at: at.into() }).await;
+        self.send(&ClientMsg::Move {
+            at: at.into(),
+            moves: None,
+        })
+        .await;
     }
 }
 

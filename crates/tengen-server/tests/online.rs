@@ -256,8 +256,22 @@ impl Client {
         }
     }
 
+    /// A move as an old client sends it, tied to no position.
     async fn play(&mut self, at: &str) {
-        self.send(ClientMsg::Move { at: at.into() }).await;
+        self.send(ClientMsg::Move {
+            at: at.into(),
+            moves: None,
+        })
+        .await;
+    }
+
+    /// A move on the position with `seen` stones, as the page and the bot send it.
+    async fn play_on(&mut self, seen: u32, at: &str) {
+        self.send(ClientMsg::Move {
+            at: at.into(),
+            moves: Some(seen),
+        })
+        .await;
     }
 }
 
@@ -464,6 +478,7 @@ async fn the_state_counts_each_players_actions_for_takebacks() {
     second
         .send(ClientMsg::Choose {
             choice: "white".into(),
+            moves: None,
         })
         .await;
     let s = first
@@ -1336,4 +1351,56 @@ async fn crossing_draw_offers_and_rematch_requests_agree() {
     assert_eq!(back.seq, s.seq);
     assert_eq!(back.rematch.as_deref(), Some(next.as_str()));
     assert_eq!(get_state(&server, &next).await.moves.len(), 0);
+}
+
+/// A move names the position its player saw: one that crossed a change of position (the
+/// player's own takeback, accepted while the move was on its way) is refused, rather than
+/// played on a position the player never saw; the player then moves on the position shown.
+#[tokio::test]
+async fn a_move_played_on_a_position_taken_back_meanwhile_is_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = Running::start(dir.path(), 120);
+    let (a, _, mut black, mut white) = seated_pair(&server, serde_json::json!({})).await;
+    black.play_on(0, "h8").await;
+    white.state(moves(1)).await;
+    white.play_on(1, "h9").await;
+    black.state(moves(2)).await;
+    // Black asks to take back h8 (and white's h9), then thinks better of it and plays i8 on
+    // the two stones it sees; white's acceptance reaches the server first.
+    black
+        .send(ClientMsg::Request {
+            kind: RequestKind::Takeback,
+        })
+        .await;
+    white.state(asked(RequestKind::Takeback)).await;
+    white
+        .send(ClientMsg::Accept {
+            kind: Some(RequestKind::Takeback),
+        })
+        .await;
+    let taken_back = white.state(moves(0)).await;
+    black.play_on(2, "i8").await;
+    // The answer: an error, or the state with i8 played on the empty board.
+    let answer = loop {
+        match black.next().await {
+            Some(ServerMsg::Error { message }) => break Ok(message),
+            Some(ServerMsg::State(s)) if s.moves.len() == 1 => break Err(s.moves),
+            Some(_) => {}
+            None => panic!("the connection closed"),
+        }
+    };
+    assert!(
+        answer
+            .as_ref()
+            .is_ok_and(|m| m.contains("position changed")),
+        "{answer:?}"
+    );
+    let s = get_state(&server, &a.id).await;
+    assert!(s.moves.is_empty(), "i8 played on a board black never saw");
+    assert_eq!(s.seq, taken_back.seq, "a refused move stores nothing");
+    // On the position shown now, the move is played.
+    black.state(moves(0)).await;
+    black.play_on(0, "i8").await;
+    let s = white.state(moves(1)).await;
+    assert_eq!(s.moves, vec!["i8".to_string()]);
 }

@@ -549,7 +549,9 @@ export function createOnline(host) {
     // game in one browser; under the tournament one it stands and loses, so the page asks.
     if (f && s.pending.color === 'black' && s.forbidden_policy !== 'refuse'
       && !confirm(`${pointName(s, x, y).toUpperCase()} is forbidden to black (${String(f.kind).replace('_', '-')}): playing it loses the game. Play it anyway?`)) return;
-    if (send({ type: 'move', at: pointName(s, x, y) })) { cur.moveSent = performance.now(); say(''); }
+    // The move names the position it was played on (its stones): one that crossed a change,
+    // a takeback accepted meanwhile, is refused rather than played on a board never seen.
+    if (send({ type: 'move', at: pointName(s, x, y), moves: s.moves.length })) { cur.moveSent = performance.now(); say(''); }
   }
 
   function wire() {
@@ -575,9 +577,14 @@ export function createOnline(host) {
     $('request-accept').onclick = () => answer('accept');
     $('request-decline').onclick = () => answer('decline');
     $('request-cancel').onclick = () => send({ type: 'cancel' });
-    $('online-choose-black').onclick = () => send({ type: 'choose', choice: 'black' });
-    $('online-choose-white').onclick = () => send({ type: 'choose', choice: 'white' });
-    $('online-choose-place-two').onclick = () => send({ type: 'choose', choice: 'place_two' });
+    // A decision, too, names the position the player chose on.
+    const choose = (choice) => {
+      const s = cur && cur.state;
+      send(s ? { type: 'choose', choice, moves: s.moves.length } : { type: 'choose', choice });
+    };
+    $('online-choose-black').onclick = () => choose('black');
+    $('online-choose-white').onclick = () => choose('white');
+    $('online-choose-place-two').onclick = () => choose('place_two');
     $('online-reconnect').onclick = reconnectNow;
     $('chat-form').addEventListener('submit', (e) => {
       e.preventDefault();

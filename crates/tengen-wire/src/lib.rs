@@ -125,15 +125,25 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
-    /// A stone, in renju notation (`h8`) or `x,y`.
+    /// A stone, in renju notation (`h8`) or `x,y`; with `moves`, only on the position the
+    /// player saw, so that a move crossing a change of position (a takeback accepted
+    /// meanwhile) is refused rather than played where the player never looked.
     Move {
         /// The point.
         at: String,
+        /// The stones on the board the player saw (the state's `moves`, counted); optional:
+        /// without it, whatever the position is now.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        moves: Option<u32>,
     },
-    /// A swap decision: `black`, `white` or `place_two`.
+    /// A swap decision: `black`, `white` or `place_two`; with `moves`, only on the position
+    /// the player saw, as for a move.
     Choose {
         /// The decision.
         choice: String,
+        /// The stones on the board the player saw (optional, as for a move).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        moves: Option<u32>,
     },
     /// Asks the opponent: `takeback`, `draw` or `rematch`.
     Request {

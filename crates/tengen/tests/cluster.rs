@@ -57,7 +57,10 @@ async fn play(
             (&mut *white, &mut *black)
         };
         mover
-            .send(&ClientMsg::Move { at: (*at).into() })
+            .send(&ClientMsg::Move {
+                at: (*at).into(),
+                moves: None,
+            })
             .await
             .expect("send");
         last = Some(until(mover, |s| s.moves.len() == n).await);
@@ -150,7 +153,10 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
             chat_heard(s, "across the nodes").await;
         }
         black
-            .send(&ClientMsg::Move { at: "l8".into() })
+            .send(&ClientMsg::Move {
+                at: "l8".into(),
+                moves: None,
+            })
             .await
             .expect("send");
         for s in [&mut black, &mut white, &mut watch_a, &mut watch_b] {
@@ -258,7 +264,10 @@ fn two_nodes_serve_one_game_and_outlive_its_owner() {
         )
         .await;
         black
-            .send(&ClientMsg::Move { at: "l8".into() })
+            .send(&ClientMsg::Move {
+                at: "l8".into(),
+                moves: None,
+            })
             .await
             .expect("send");
         let end = until(&mut watcher, |s| s.outcome.is_some()).await;

@@ -54,7 +54,10 @@ fn a_game_survives_kill_minus_nine() {
             let mover = if i % 2 == 0 { &mut black } else { &mut white };
             let sent = std::time::Instant::now();
             mover
-                .send(&ClientMsg::Move { at: (*at).into() })
+                .send(&ClientMsg::Move {
+                    at: (*at).into(),
+                    moves: None,
+                })
                 .await
                 .expect("send");
             let state = until(mover, |s| s.moves.len() == i + 1).await;
@@ -92,17 +95,26 @@ fn a_game_survives_kill_minus_nine() {
         let mut black = seat(&server, &id, &ta).await;
         let mut white = seat(&server, &id, &tb).await;
         black
-            .send(&ClientMsg::Move { at: "k8".into() })
+            .send(&ClientMsg::Move {
+                at: "k8".into(),
+                moves: None,
+            })
             .await
             .expect("send");
         until(&mut black, |s| s.moves.len() == 7).await;
         white
-            .send(&ClientMsg::Move { at: "k9".into() })
+            .send(&ClientMsg::Move {
+                at: "k9".into(),
+                moves: None,
+            })
             .await
             .expect("send");
         until(&mut white, |s| s.moves.len() == 8).await;
         black
-            .send(&ClientMsg::Move { at: "l8".into() })
+            .send(&ClientMsg::Move {
+                at: "l8".into(),
+                moves: None,
+            })
             .await
             .expect("send");
         let end = until(&mut white, |s| s.outcome.is_some()).await;

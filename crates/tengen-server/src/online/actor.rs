@@ -389,8 +389,8 @@ impl Actor {
                     let _ = reply.send(Err("spectators cannot play".into()));
                     return;
                 };
-                if let Action::Move(text) = &action {
-                    crate::fault::check(text);
+                if let Action::Move { at, .. } = &action {
+                    crate::fault::check(at);
                 }
                 let backup = self.table.clone();
                 let done = match self.table.act(s, action, now) {

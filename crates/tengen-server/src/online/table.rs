@@ -161,10 +161,21 @@ pub struct Stored {
 /// What a player asks the table to do.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Action {
-    /// Play a stone.
-    Move(String),
-    /// Take a swap decision.
-    Choose(String),
+    /// Play a stone; with `moves`, only on the position with that many stones (the one the
+    /// player saw), so that a move that crossed a change of position is refused.
+    Move {
+        /// The point, as the player wrote it.
+        at: String,
+        /// The stones on the board the player saw.
+        moves: Option<u32>,
+    },
+    /// Take a swap decision (with `moves`, only on the position the player saw).
+    Choose {
+        /// The decision's name.
+        choice: String,
+        /// The stones on the board the player saw.
+        moves: Option<u32>,
+    },
     /// Ask the opponent.
     Request(RequestKind),
     /// Accept the opponent's request; with a kind, only a request of that kind (the one the
@@ -185,8 +196,8 @@ impl Action {
     /// not take (hello and chat, which the connection handles itself).
     pub fn of_message(msg: wire::ClientMsg) -> Option<Action> {
         Some(match msg {
-            wire::ClientMsg::Move { at } => Action::Move(at),
-            wire::ClientMsg::Choose { choice } => Action::Choose(choice),
+            wire::ClientMsg::Move { at, moves } => Action::Move { at, moves },
+            wire::ClientMsg::Choose { choice, moves } => Action::Choose { choice, moves },
             wire::ClientMsg::Request { kind } => Action::Request(kind),
             wire::ClientMsg::Accept { kind } => Action::Accept(kind),
             wire::ClientMsg::Decline { kind } => Action::Decline(kind),
@@ -519,8 +530,8 @@ impl Table {
         done: &mut Done,
     ) -> Result<(), Refused> {
         match action {
-            Action::Move(text) => self.play_move(seat, &text, now, done),
-            Action::Choose(text) => self.choose(seat, text, now, done),
+            Action::Move { at, moves } => self.play_move(seat, &at, moves, now, done),
+            Action::Choose { choice, moves } => self.choose(seat, choice, moves, now, done),
             Action::Request(kind) => self.open_request(seat, kind, now, done),
             Action::Accept(kind) => self.accept(seat, kind, now, done),
             Action::Decline(kind) => self.decline(seat, kind, now, done),
@@ -549,10 +560,27 @@ impl Table {
         self.players.iter().all(Option::is_some)
     }
 
+    // Refuses a frame played on another position than the table's (`seen` stones, when the
+    // frame says): it crossed a change (a takeback accepted meanwhile), and applied it would
+    // land where its player never looked. The stones count the position as plies do in chess;
+    // a takeback of a lone swap decision keeps them, but leaves that decision pending, which
+    // the turn checks refuse a stale frame on.
+    fn check_seen(&self, seen: Option<u32>, what: &str) -> Result<(), Refused> {
+        let stones = self.game.moves().len();
+        match seen {
+            Some(seen) if usize::try_from(seen).ok() != Some(stones) => refuse(format!(
+                "the position changed before your {what} arrived ({stones} stones on the board \
+                 now, not {seen}): nothing was done"
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn play_move(
         &mut self,
         seat: Seat,
         text: &str,
+        seen: Option<u32>,
         now: Instant,
         done: &mut Done,
     ) -> Result<(), Refused> {
@@ -563,6 +591,7 @@ impl Table {
         if !self.both_seated() {
             return refuse("wait for an opponent to join");
         }
+        self.check_seen(seen, "move")?;
         match self.game.pending() {
             Pending::Move { seat: s, .. } if s == seat => {}
             Pending::Choice { seat: s, .. } if s == seat => {
@@ -595,6 +624,7 @@ impl Table {
         &mut self,
         seat: Seat,
         text: String,
+        seen: Option<u32>,
         now: Instant,
         done: &mut Done,
     ) -> Result<(), Refused> {
@@ -607,9 +637,12 @@ impl Table {
         if !self.both_seated() {
             return refuse("wait for an opponent to join");
         }
+        if self.over() {
+            return refuse("the game is over");
+        }
+        self.check_seen(seen, "decision")?;
         match self.game.pending() {
             Pending::Choice { seat: s, .. } if s == seat => {}
-            Pending::Over => return refuse("the game is over"),
             _ => return refuse("no decision of yours is open"),
         }
         let mut probe = self.game.clone();
@@ -1060,6 +1093,21 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// A stone, as an old client sends it (tied to no position).
+    fn mv(at: &str) -> Action {
+        Action::Move {
+            at: at.into(),
+            moves: None,
+        }
+    }
+
+    fn choose(choice: &str) -> Action {
+        Action::Choose {
+            choice: choice.into(),
+            moves: None,
+        }
+    }
+
     fn table(opening: &str, clock: ClockSpec) -> (Table, Instant) {
         let (t, now, _) = table_and_log(opening, clock);
         (t, now)
@@ -1119,7 +1167,7 @@ mod tests {
             Some(CHAT_LINES_PER_GAME - 1)
         );
         // Moves go on once the chat is full.
-        assert!(t.act(Seat::First, Action::Move("h8".into()), now).is_ok());
+        assert!(t.act(Seat::First, mv("h8"), now).is_ok());
         // The count is part of the record: a reloaded game refuses the next line too.
         let mut reloaded = replayed(&t, &log);
         assert!(reloaded.chat_line(line(0), now).is_err());
@@ -1129,26 +1177,16 @@ mod tests {
     fn swap2_takeback_undoes_a_decision_and_replay_agrees() {
         let (mut t, now, mut log) = table_and_log("swap2", ClockSpec::None);
         for at in ["h8", "h9", "i8"] {
-            log.extend(
-                t.act(Seat::First, Action::Move(at.into()), now)
-                    .expect("opening")
-                    .stored,
-            );
+            log.extend(t.act(Seat::First, mv(at), now).expect("opening").stored);
         }
         // The second player must decide; moving is refused.
-        assert!(t.act(Seat::Second, Action::Move("a1".into()), now).is_err());
-        let d = t
-            .act(Seat::Second, Action::Choose("black".into()), now)
-            .expect("choice");
+        assert!(t.act(Seat::Second, mv("a1"), now).is_err());
+        let d = t.act(Seat::Second, choose("black"), now).expect("choice");
         log.extend(d.stored);
         assert_eq!(t.game().black_seat(), Some(Seat::Second));
         // White (the first player) moves; then the second player takes back its decision,
         // which rolls back the decision and the move after it.
-        log.extend(
-            t.act(Seat::First, Action::Move("g7".into()), now)
-                .expect("move")
-                .stored,
-        );
+        log.extend(t.act(Seat::First, mv("g7"), now).expect("move").stored);
         log.extend(
             t.act(Seat::Second, Action::Request(RequestKind::Takeback), now)
                 .expect("asks")
@@ -1178,6 +1216,32 @@ mod tests {
         assert_eq!(r.seq(), t.seq());
     }
 
+    /// A swap decision, like a move, is taken only on the position its player saw.
+    #[test]
+    fn a_decision_on_another_position_is_refused() {
+        let (mut t, now) = table("swap", ClockSpec::None);
+        for at in ["h8", "h9", "i8"] {
+            t.act(Seat::First, mv(at), now).expect("opening");
+        }
+        let seq = t.seq();
+        let stale = Action::Choose {
+            choice: "white".into(),
+            moves: Some(2),
+        };
+        let refused = t.act(Seat::Second, stale, now);
+        assert!(
+            refused.is_err_and(|r| r.0.contains("position changed")),
+            "a decision on two stones, with three on the board"
+        );
+        assert_eq!(t.seq(), seq, "a refused decision stores nothing");
+        let seen = Action::Choose {
+            choice: "white".into(),
+            moves: Some(3),
+        };
+        t.act(Seat::Second, seen, now).expect("taken as seen");
+        assert_eq!(t.game().black_seat(), Some(Seat::First));
+    }
+
     #[test]
     fn clocks_charge_the_mover_and_a_flag_ends_the_game() {
         let clock = ClockSpec::Total {
@@ -1190,11 +1254,7 @@ mod tests {
         assert_eq!(t.state(t0, [true, true], 0).running, Some(Role::First));
         assert_eq!(t.deadline(), Some(t0 + Duration::from_millis(10_000)));
         let d = t
-            .act(
-                Seat::First,
-                Action::Move("h8".into()),
-                t0 + Duration::from_millis(3_000),
-            )
+            .act(Seat::First, mv("h8"), t0 + Duration::from_millis(3_000))
             .expect("move");
         assert_eq!(d.stored[0].clocks, [8_000, 10_000]);
         let t1 = t0 + Duration::from_millis(3_000);
@@ -1202,11 +1262,7 @@ mod tests {
         assert!(t.check_time(t1 + Duration::from_millis(9_999)).is_none());
         // Past the flag, an action is too late: the timeout is stored instead.
         let d = t
-            .act(
-                Seat::Second,
-                Action::Move("h9".into()),
-                t1 + Duration::from_millis(10_001),
-            )
+            .act(Seat::Second, mv("h9"), t1 + Duration::from_millis(10_001))
             .expect("the timeout stands");
         assert_eq!(d.stored[0].event, Event::Timeout { seat: Role::Second });
         assert_eq!(t.game().moves().len(), 1);
@@ -1271,16 +1327,13 @@ mod tests {
                 .collect()
         };
         for (seat, at) in &DOUBLE_THREE_AT_H8[..6] {
-            t.act(*seat, Action::Move((*at).into()), now)
-                .expect("legal");
+            t.act(*seat, mv(at), now).expect("legal");
         }
         assert!(forbidden(&t).is_empty());
-        t.act(Seat::First, Action::Move("h9".into()), now)
-            .expect("legal");
+        t.act(Seat::First, mv("h9"), now).expect("legal");
         // White to move: nothing is forbidden to white.
         assert!(forbidden(&t).is_empty());
-        t.act(Seat::Second, Action::Move("a7".into()), now)
-            .expect("legal");
+        t.act(Seat::Second, mv("a7"), now).expect("legal");
         // h8 makes two open threes: forbidden to black, shown twice alike.
         assert_eq!(forbidden(&t), vec![(7, 7)]);
         assert_eq!(forbidden(&t), vec![(7, 7)]);
@@ -1290,8 +1343,7 @@ mod tests {
         t.act(Seat::First, Action::Accept(None), now)
             .expect("accepts");
         assert!(forbidden(&t).is_empty());
-        t.act(Seat::Second, Action::Move("h10".into()), now)
-            .expect("legal");
+        t.act(Seat::Second, mv("h10"), now).expect("legal");
         assert!(forbidden(&t).is_empty());
     }
 
@@ -1299,18 +1351,14 @@ mod tests {
     fn a_forbidden_move_loses_under_renju_and_requests_lapse() {
         let (mut t, now) = table("free", ClockSpec::None);
         for (seat, at) in DOUBLE_THREE_AT_H8 {
-            t.act(seat, Action::Move(at.into()), now).expect("legal");
+            t.act(seat, mv(at), now).expect("legal");
         }
         t.act(Seat::Second, Action::Request(RequestKind::Draw), now)
             .expect("offer");
-        let d = t
-            .act(Seat::Second, Action::Move("a7".into()), now)
-            .expect("move");
+        let d = t.act(Seat::Second, mv("a7"), now).expect("move");
         assert!(d.notice.is_some_and(|n| n.contains("lapsed")));
         assert!(t.act(Seat::First, Action::Accept(None), now).is_err());
-        let d = t
-            .act(Seat::First, Action::Move("h8".into()), now)
-            .expect("stands");
+        let d = t.act(Seat::First, mv("h8"), now).expect("stands");
         assert_eq!(d.stored.len(), 1);
         let out = t.game().outcome().expect("black lost");
         assert_eq!(out.winner, Some(Color::White));
@@ -1323,11 +1371,7 @@ mod tests {
         let (mut t, _, mut log) = table_and_log("free", clock);
         let t0 = Instant::now();
         for (seat, at) in [(Seat::First, "h8"), (Seat::Second, "h9")] {
-            log.extend(
-                t.act(seat, Action::Move(at.into()), t0)
-                    .expect("legal")
-                    .stored,
-            );
+            log.extend(t.act(seat, mv(at), t0).expect("legal").stored);
         }
         // A draw offer is an event of its own, which leaves the clocks alone.
         let d = t
