@@ -35,7 +35,8 @@ pub enum Field {
     /// `2`: the opponent's stone.
     Opponent,
     /// `3`: sent only in Piskvork's "continuous game" mode, a stone that is part of a finished
-    /// winning line (or a forbidden point under renju): occupied, but in play for neither side.
+    /// winning line (or a black stone played on a forbidden point under renju): occupied, but in
+    /// play for neither side.
     Marked,
 }
 
