@@ -44,14 +44,17 @@ pub(crate) enum Forced {
     Three,
 }
 
-/// Up to eight distinct points (two fives on each of four lines), without a heap allocation.
+/// Up to [`FivePoints::CAPACITY`] distinct points (two fives on each of four lines), without a
+/// heap allocation.
 #[derive(Default)]
 struct FivePoints {
-    points: [Sq; 8],
+    points: [Sq; FivePoints::CAPACITY],
     len: usize,
 }
 
 impl FivePoints {
+    const CAPACITY: usize = 8;
+
     fn as_slice(&self) -> &[Sq] {
         &self.points[..self.len]
     }
@@ -96,7 +99,7 @@ fn five_blocks(pos: &mut Position, attacker: Color, fives: &[Sq]) -> FivePoints 
         Color::White => crate::pattern::WHITE,
     };
     // A full FivePoints may have dropped a five: the stones on the board then decide.
-    let complete = fives.len() < FivePoints::default().points.len();
+    let complete = fives.len() < FivePoints::CAPACITY;
     // Each candidate is tried where it is found: no list of them on this hot path (a caro
     // four's every answer).
     let mut try_block = |pos: &mut Position, t: Sq| {
